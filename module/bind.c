@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Binding a socket to (device, queue), unbinding it, and what happens to
+ * bound sockets when their device goes away. All binding state changes
+ * under rtnl_lock, which is also what the netdev notifier runs under.
+ */
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include "ringcap.h"
+
+static int ringcap_ring_ensure(struct ringcap_sock *rs)
+{
+	struct ringcap_ring *ring;
+
+	lockdep_assert_held(&rs->lock);
+	if (rs->ring)
+		return 0;
+	ring = ringcap_ring_alloc(rs->ring_size, rs->snaplen);
+	if (!ring)
+		return -ENOMEM;
+	WRITE_ONCE(rs->ring, ring);
+	return 0;
+}
+
+/* The ring, allocated with the socket's size if it has none yet. */
+struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs)
+{
+	struct ringcap_ring *ring = NULL;
+
+	mutex_lock(&rs->lock);
+	if (!ringcap_ring_ensure(rs))
+		ring = rs->ring;
+	mutex_unlock(&rs->lock);
+	return ring;
+}
+
+static u64 ringcap_dev_missed(struct net_device *dev)
+{
+	struct rtnl_link_stats64 st;
+
+	dev_get_stats(dev, &st);
+	return st.rx_missed_errors;
+}
+
+/* The device's missed-frame count since bind; caller holds rtnl. */
+u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs)
+{
+	ASSERT_RTNL();
+	if (!rs->dev)
+		return rs->nic_missed_final;
+	return ringcap_dev_missed(rs->dev) - rs->nic_missed_base;
+}
+
+int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+{
+	struct sockaddr_ringcap *addr = (struct sockaddr_ringcap *)uaddr;
+	struct ringcap_sock *rs = ringcap_sk(sock->sk);
+	struct net_device *dev;
+	unsigned int nq;
+	int err;
+
+	if (addr_len < (int)sizeof(*addr))
+		return -EINVAL;
+	if (addr->rc_family != ringcap_family_nr)
+		return -EAFNOSUPPORT;
+
+	rtnl_lock();
+	mutex_lock(&rs->lock);
+	err = -EBUSY;
+	if (rs->dev || rs->gone)
+		goto out_unlock;
+	err = -ENODEV;
+	dev = __dev_get_by_index(sock_net(sock->sk), addr->rc_ifindex);
+	if (!dev)
+		goto out_unlock;
+	nq = ringcap_dev_nr_queues(dev);
+	err = -ERANGE;
+	if (addr->rc_queue != RINGCAP_QUEUE_ANY && addr->rc_queue >= nq)
+		goto out_unlock;
+	err = ringcap_ring_ensure(rs);
+	if (err)
+		goto out_unlock;
+	if (rs->promisc) {
+		err = dev_set_promiscuity(dev, 1);
+		if (err)
+			goto out_unlock;
+	}
+
+	dev_hold(dev);
+	rs->dev = dev;
+	rs->ifindex = dev->ifindex;
+	rs->queue = addr->rc_queue;
+	rs->nic_missed_base = ringcap_dev_missed(dev);
+	ringcap_dev_attach(rs);
+
+	rs->pt.type = htons(ETH_P_ALL);
+	rs->pt.dev = dev;
+	rs->pt.func = ringcap_pt_rcv;
+	rs->pt.af_packet_priv = rs;
+	dev_add_pack(&rs->pt);
+	err = 0;
+out_unlock:
+	mutex_unlock(&rs->lock);
+	rtnl_unlock();
+	return err;
+}
+
+/*
+ * Undo ringcap_bind(). Returns with no producer able to reach the socket:
+ * dev_remove_pack() waits for an RCU grace period, which also covers an
+ * aware driver that was delivering to us when we left its list.
+ */
+void ringcap_unbind(struct ringcap_sock *rs)
+{
+	struct net_device *dev = rs->dev;
+
+	ASSERT_RTNL();
+	if (!dev)
+		return;
+	ringcap_dev_detach(rs);
+	dev_remove_pack(&rs->pt);
+	rs->nic_missed_final = ringcap_dev_missed(dev) - rs->nic_missed_base;
+	if (rs->promisc)
+		dev_set_promiscuity(dev, -1);
+	rs->dev = NULL;
+	dev_put(dev);
+}
+
+static int ringcap_netdev_event(struct notifier_block *nb,
+				unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct ringcap_sock *rs;
+
+	if (event != NETDEV_UNREGISTER)
+		return NOTIFY_DONE;
+
+	mutex_lock(&ringcap_socks_lock);
+	list_for_each_entry(rs, &ringcap_socks, all_node) {
+		if (rs->dev != dev)
+			continue;
+		mutex_lock(&rs->lock);
+		ringcap_unbind(rs);
+		rs->gone = true;
+		mutex_unlock(&rs->lock);
+
+		/* Let the reader drain what it has, then see the error. */
+		spin_lock_bh(&rs->prod_lock);
+		ringcap_wakeup_flush(rs);
+		spin_unlock_bh(&rs->prod_lock);
+		WRITE_ONCE(rs->sk.sk_err, ENODEV);
+		sk_error_report(&rs->sk);
+	}
+	mutex_unlock(&ringcap_socks_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ringcap_netdev_nb = {
+	.notifier_call = ringcap_netdev_event,
+};
+
+int ringcap_bind_init(void)
+{
+	return register_netdevice_notifier(&ringcap_netdev_nb);
+}
+
+void ringcap_bind_exit(void)
+{
+	unregister_netdevice_notifier(&ringcap_netdev_nb);
+}

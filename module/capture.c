@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Putting one frame into one socket's ring: filter, copy, count, signal.
+ * Both sources end here: the mode 0 packet_type hook below and the aware
+ * driver API in aware.c.
+ */
+#include <linux/filter.h>
+#include <linux/if_vlan.h>
+#include "ringcap.h"
+#include "trace.h"
+
+static unsigned int ringcap_run_filter(struct ringcap_sock *rs,
+				       struct sk_buff *skb)
+{
+	struct sk_filter *filter;
+	unsigned int res = UINT_MAX;
+
+	/* Callers run under RCU (softirq or rcu_read_lock()). */
+	filter = rcu_dereference(rs->sk.sk_filter);
+	if (filter)
+		res = bpf_prog_run_clear_cb(filter->prog, skb);
+	return res;
+}
+
+static void ringcap_fill(struct ringcap_rec *rec, const struct ringcap_frame *f,
+			 u32 rec_len, u32 caplen)
+{
+	rec->rec_len = rec_len;
+	rec->flags = f->flags | (caplen < f->len ? RINGCAP_REC_TRUNC : 0);
+	rec->queue = f->queue;
+	rec->caplen = caplen;
+	rec->wire_len = f->len;
+	rec->tstamp_ns = f->tstamp_ns;
+	rec->ifindex = f->ifindex;
+	rec->rss_hash = f->rss_hash;
+	rec->vlan_tci = f->vlan_tci;
+	rec->vlan_proto = (__force u16)f->vlan_proto;
+	rec->__reserved = 0;
+	if (f->skb)
+		skb_copy_bits(f->skb, 0, rec + 1, caplen);
+	else
+		memcpy(rec + 1, f->data, caplen);
+}
+
+/**
+ * ringcap_deliver - offer one frame to one socket
+ * @rs: a bound socket
+ * @f: the frame
+ * @filter_skb: an skb whose data is the frame, for the BPF filter
+ *
+ * Runs in softirq context or with BH disabled, under RCU.
+ */
+void ringcap_deliver(struct ringcap_sock *rs, const struct ringcap_frame *f,
+		     struct sk_buff *filter_skb)
+{
+	struct ringcap_ring *ring = READ_ONCE(rs->ring);
+	u32 caplen = min(f->len, READ_ONCE(rs->snaplen));
+	unsigned int res;
+	struct ringcap_rec *rec;
+	u32 rec_len;
+	bool bad;
+	u64 ino = rs->sk.sk_socket ? SOCK_INODE(rs->sk.sk_socket)->i_ino : 0;
+
+	res = ringcap_run_filter(rs, filter_skb);
+	if (!res) {
+		spin_lock(&rs->prod_lock);
+		rs->st.filtered++;
+		WRITE_ONCE(ring->hdr->filtered, rs->st.filtered);
+		spin_unlock(&rs->prod_lock);
+		trace_ringcap_drop(f->ifindex, f->queue, ino,
+				   RINGCAP_DROP_FILTER);
+		return;
+	}
+	caplen = min(caplen, res);
+
+	spin_lock(&rs->prod_lock);
+	rec = ringcap_ring_reserve(ring, caplen, &rec_len, &bad);
+	if (!rec) {
+		rs->st.dropped++;
+		if (bad)
+			rs->st.bad_consumer++;
+		WRITE_ONCE(ring->hdr->dropped, rs->st.dropped);
+		/* A full ring must reach the reader even below N frames. */
+		ringcap_wakeup_flush(rs);
+		spin_unlock(&rs->prod_lock);
+		trace_ringcap_drop(f->ifindex, f->queue, ino,
+				   bad ? RINGCAP_DROP_BAD_CONSUMER :
+					 RINGCAP_DROP_RING_FULL);
+		return;
+	}
+	ringcap_fill(rec, f, rec_len, caplen);
+	ringcap_ring_commit(ring, rec_len);
+	rs->st.received++;
+	WRITE_ONCE(ring->hdr->received, rs->st.received);
+	ringcap_wakeup_frame(rs);
+	spin_unlock(&rs->prod_lock);
+	trace_ringcap_deliver(f->ifindex, f->queue, ino, caplen, f->len);
+}
+
+/*
+ * Mode 0: the standard receive path hands us every frame of the bound
+ * device through a per-socket ETH_P_ALL packet_type, as AF_PACKET does.
+ * Frames an aware driver already put into the rings (modes 1 and 2) are
+ * skipped here so that no frame reaches a socket twice.
+ */
+int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
+		   struct packet_type *pt, struct net_device *orig_dev)
+{
+	struct ringcap_sock *rs = pt->af_packet_priv;
+	struct ringcap_frame f = {};
+	u8 *old_data = skb->data;
+	unsigned int old_len = skb->len;
+
+	if (skb->pkt_type == PACKET_OUTGOING)
+		goto out;
+	if (rcu_access_pointer(rs->rd) && ringcap_mode() != 0)
+		goto out;
+	f.queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
+	if (rs->queue != RINGCAP_QUEUE_ANY && rs->queue != f.queue)
+		goto out;
+
+	/*
+	 * The skb may be shared with other taps: like AF_PACKET we move
+	 * data back to the MAC header only for the duration of this call.
+	 */
+	if (dev_has_header(dev))
+		skb_push(skb, skb->data - skb_mac_header(skb));
+
+	f.skb = skb;
+	f.len = skb->len;
+	f.ifindex = dev->ifindex;
+	f.tstamp_ns = ktime_get_real_ns();
+	if (skb_vlan_tag_present(skb)) {
+		f.flags |= RINGCAP_REC_VLAN;
+		f.vlan_tci = skb_vlan_tag_get(skb);
+		f.vlan_proto = skb->vlan_proto;
+	}
+	if (skb->hash) {
+		f.flags |= RINGCAP_REC_HASH;
+		f.rss_hash = skb->hash;
+	}
+	ringcap_deliver(rs, &f, skb);
+
+	skb->data = old_data;
+	skb->len = old_len;
+out:
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}

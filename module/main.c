@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ringcap: packet capture into memory-mapped rings.
+ *
+ * Module init and exit. Each step's undo sits at the matching label, in
+ * reverse order.
+ */
+#include <linux/module.h>
+#include "ringcap.h"
+
+static int __init ringcap_init(void)
+{
+	int err;
+
+	err = ringcap_aware_init();
+	if (err)
+		return err;
+	err = ringcap_bind_init();
+	if (err)
+		goto err_aware;
+	err = ringcap_proc_init();
+	if (err)
+		goto err_bind;
+	err = ringcap_sock_init();
+	if (err)
+		goto err_proc;
+	pr_info("ringcap %s: family %u, transparent_mode %d\n",
+		RINGCAP_VERSION, ringcap_family_nr, ringcap_mode());
+	return 0;
+
+err_proc:
+	ringcap_proc_exit();
+err_bind:
+	ringcap_bind_exit();
+err_aware:
+	ringcap_aware_exit();
+	return err;
+}
+
+static void __exit ringcap_exit(void)
+{
+	ringcap_sock_exit();
+	ringcap_proc_exit();
+	ringcap_bind_exit();
+	ringcap_aware_exit();
+}
+
+module_init(ringcap_init);
+module_exit(ringcap_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_VERSION(RINGCAP_VERSION);
+MODULE_DESCRIPTION("Packet capture into memory-mapped rings, fed by aware NIC drivers");
+MODULE_AUTHOR("The ringcap developers");

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters. Each one is range-checked when set, at load time and
+ * through /sys/module/ringcap/parameters/, and a bad value is refused with
+ * a log line that names the parameter and its valid range.
+ */
+#include <linux/kernel.h>
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
+#include <linux/socket.h>
+#include "ringcap.h"
+
+static unsigned int transparent_mode;
+unsigned int ringcap_family_nr = RINGCAP_FAMILY_DEFAULT;
+unsigned int ringcap_default_ring_size = 1 << 20;
+unsigned int ringcap_max_ring_mem = 64 << 20;
+unsigned int ringcap_default_watermark = 64;
+unsigned int ringcap_default_timeout_us = 1000;
+
+int ringcap_mode(void)
+{
+	return READ_ONCE(transparent_mode);
+}
+
+static int ringcap_param_set(const char *val, const struct kernel_param *kp,
+			     unsigned int min, unsigned int max, bool pow2)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < min || v > max ||
+	    (pow2 && !is_power_of_2(v))) {
+		pr_err("ringcap: %s=%s is invalid: expected %s%u..%u\n",
+		       kp->name, val, pow2 ? "a power of two in " : "",
+		       min, max);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static int set_mode(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, 0, 2, false);
+}
+
+static int set_family(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, 1, AF_MAX - 1, false);
+}
+
+static int set_ring_size(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, PAGE_SIZE,
+				 READ_ONCE(ringcap_max_ring_mem), true);
+}
+
+static int set_max_ring_mem(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, PAGE_SIZE, 1U << 30, true);
+}
+
+static int set_watermark(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, 1, 1 << 20, false);
+}
+
+static int set_timeout(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, 0, 10 * USEC_PER_SEC, false);
+}
+
+#define RINGCAP_PARAM_OPS(name, setter)				\
+	static const struct kernel_param_ops name = {		\
+		.set = setter,					\
+		.get = param_get_uint,				\
+	}
+
+RINGCAP_PARAM_OPS(mode_ops, set_mode);
+RINGCAP_PARAM_OPS(family_ops, set_family);
+RINGCAP_PARAM_OPS(ring_size_ops, set_ring_size);
+RINGCAP_PARAM_OPS(max_ring_mem_ops, set_max_ring_mem);
+RINGCAP_PARAM_OPS(watermark_ops, set_watermark);
+RINGCAP_PARAM_OPS(timeout_ops, set_timeout);
+
+module_param_cb(transparent_mode, &mode_ops, &transparent_mode, 0644);
+MODULE_PARM_DESC(transparent_mode,
+		 "0: capture via the standard path; 1: aware drivers copy to rings and the stack; 2: aware drivers copy to rings only (default 0)");
+module_param_cb(family, &family_ops, &ringcap_family_nr, 0444);
+MODULE_PARM_DESC(family, "socket address family number (default 25)");
+module_param_cb(ring_size, &ring_size_ops, &ringcap_default_ring_size, 0644);
+MODULE_PARM_DESC(ring_size, "default ring data bytes per socket, a power of two (default 1 MiB)");
+module_param_cb(max_ring_mem, &max_ring_mem_ops, &ringcap_max_ring_mem, 0644);
+MODULE_PARM_DESC(max_ring_mem, "largest ring data bytes a socket may ask for (default 64 MiB)");
+module_param_cb(watermark, &watermark_ops, &ringcap_default_watermark, 0644);
+MODULE_PARM_DESC(watermark, "default N: wake the reader after N frames (default 64; 1 = immediate)");
+module_param_cb(timeout_us, &timeout_ops, &ringcap_default_timeout_us, 0644);
+MODULE_PARM_DESC(timeout_us, "default m: wake the reader m microseconds after the first unsignalled frame (default 1000; 0 = never)");

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /proc/net/ringcap: the module's settings, then one line per socket of the
+ * reader's network namespace. ringstat(8) formats it for people; the
+ * column names are part of the interface for scripts.
+ */
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+#include "ringcap.h"
+
+static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs)
+{
+	struct ringcap_ring *ring = READ_ONCE(rs->ring);
+	const char *name = "-";
+	struct net_device *dev;
+	char queue[8] = "all";
+
+	rcu_read_lock();
+	if (rs->gone) {
+		name = "gone";
+	} else if (READ_ONCE(rs->dev)) {
+		dev = dev_get_by_index_rcu(sock_net(&rs->sk), rs->ifindex);
+		if (dev)
+			name = dev->name;
+	}
+	if (rs->queue != RINGCAP_QUEUE_ANY)
+		snprintf(queue, sizeof(queue), "%u", rs->queue);
+	/* Counters are read without the producer lock: a snapshot. */
+	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %s\n",
+		   rs->pid, rs->sk.sk_socket ?
+		   SOCK_INODE(rs->sk.sk_socket)->i_ino : 0UL,
+		   name, queue, ring ? ring->data_size : 0,
+		   rs->st.received, rs->st.dropped, rs->st.filtered,
+		   rs->st.wakeups, rs->st.bad_consumer,
+		   rcu_access_pointer(rs->sk.sk_filter) ? "yes" : "no");
+	rcu_read_unlock();
+}
+
+static int ringcap_proc_show(struct seq_file *seq, void *v)
+{
+	struct net *net = seq_file_net(seq);
+	struct ringcap_sock *rs;
+
+	seq_printf(seq, "ringcap %s abi %d family %u transparent_mode %d ring_size %u max_ring_mem %u watermark %u timeout_us %u\n",
+		   RINGCAP_VERSION, RINGCAP_ABI_VERSION, ringcap_family_nr,
+		   ringcap_mode(), READ_ONCE(ringcap_default_ring_size),
+		   READ_ONCE(ringcap_max_ring_mem),
+		   READ_ONCE(ringcap_default_watermark),
+		   READ_ONCE(ringcap_default_timeout_us));
+	seq_puts(seq, "pid     inode     device          queue ring_bytes received   dropped    filtered   wakeups    bad_consumer filter\n");
+	mutex_lock(&ringcap_socks_lock);
+	list_for_each_entry(rs, &ringcap_socks, all_node)
+		if (net_eq(sock_net(&rs->sk), net))
+			ringcap_proc_sock(seq, rs);
+	mutex_unlock(&ringcap_socks_lock);
+	return 0;
+}
+
+static int __net_init ringcap_proc_net_init(struct net *net)
+{
+	if (!proc_create_net_single("ringcap", 0444, net->proc_net,
+				    ringcap_proc_show, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+static void __net_exit ringcap_proc_net_exit(struct net *net)
+{
+	remove_proc_entry("ringcap", net->proc_net);
+}
+
+static struct pernet_operations ringcap_proc_ops = {
+	.init = ringcap_proc_net_init,
+	.exit = ringcap_proc_net_exit,
+};
+
+int ringcap_proc_init(void)
+{
+	return register_pernet_subsys(&ringcap_proc_ops);
+}
+
+void ringcap_proc_exit(void)
+{
+	unregister_pernet_subsys(&ringcap_proc_ops);
+}

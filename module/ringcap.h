@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal types of ringcap.ko shared between its files.
+ *
+ * Locking, outermost first:
+ *   rtnl_lock           binding state: rs->dev, rs->rd, the per-device
+ *                       socket lists, aware-device registration
+ *   ringcap_socks_lock  the global socket list (/proc, device removal)
+ *   rs->lock            per-socket configuration and ring allocation
+ *   rs->prod_lock       the ring's producer side, counters and wake-up
+ *                       state; taken in softirq or with BH disabled
+ */
+#ifndef _RINGCAP_H
+#define _RINGCAP_H
+
+#include <linux/hrtimer.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <net/sock.h>
+#include "uapi/linux/ringcap.h"
+
+#define RINGCAP_VERSION "0.1.0"
+
+/* Module parameters (params.c). */
+extern unsigned int ringcap_family_nr;
+extern unsigned int ringcap_default_ring_size;
+extern unsigned int ringcap_max_ring_mem;
+extern unsigned int ringcap_default_watermark;
+extern unsigned int ringcap_default_timeout_us;
+int ringcap_mode(void);
+
+struct ringcap_ring {
+	struct ringcap_ring_hdr *hdr;	/* start of the vmalloc_user area */
+	u8 *data;
+	u32 data_size;
+	size_t mmap_size;
+	u64 prod;	/* the producer position; the shared copy is a mirror */
+};
+
+enum ringcap_drop_reason {
+	RINGCAP_DROP_RING_FULL,
+	RINGCAP_DROP_BAD_CONSUMER,
+	RINGCAP_DROP_FILTER,
+};
+
+enum ringcap_wake_reason {
+	RINGCAP_WAKE_WATERMARK,
+	RINGCAP_WAKE_TIMER,
+};
+
+struct ringcap_dev;
+
+struct ringcap_sock {
+	struct sock sk;			/* must be first */
+	struct mutex lock;
+	struct ringcap_ring *ring;	/* set once, under lock */
+
+	/* binding, under rtnl */
+	struct net_device *dev;		/* holds a reference while bound */
+	struct ringcap_dev __rcu *rd;	/* aware device feeding us, if any */
+	struct list_head rd_node;	/* in rd->socks */
+	struct packet_type pt;		/* mode 0 hook */
+	int ifindex;
+	u16 queue;
+	bool gone;			/* the bound device was unregistered */
+	u64 nic_missed_base;
+	u64 nic_missed_final;
+
+	/* options, read locklessly by producers */
+	u32 snaplen;
+	u32 watermark;
+	u32 timeout_us;
+	u32 ring_size;
+	bool promisc;
+
+	/* producer side, under prod_lock */
+	spinlock_t prod_lock;
+	struct hrtimer timer;
+	bool timer_armed;
+	u32 pending;		/* frames written since the last signal */
+	u64 sig_pos;		/* producer position at the last signal */
+	struct ringcap_stats st;
+
+	struct list_head all_node;	/* ringcap_socks */
+	pid_t pid;
+};
+
+static inline struct ringcap_sock *ringcap_sk(const struct sock *sk)
+{
+	return (struct ringcap_sock *)sk;
+}
+
+/* A frame on its way into a ring, from either source. */
+struct ringcap_frame {
+	const struct sk_buff *skb;	/* mode 0: data starts at the MAC header */
+	const void *data;		/* aware driver: linear frame */
+	u32 len;
+	int ifindex;
+	u16 queue;
+	u16 flags;			/* RINGCAP_REC_VLAN / _HASH */
+	u16 vlan_tci;
+	__be16 vlan_proto;
+	u32 rss_hash;
+	u64 tstamp_ns;
+};
+
+/* ring.c */
+struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen);
+void ringcap_ring_free(struct ringcap_ring *ring);
+bool ringcap_ring_consumer_ok(const struct ringcap_ring *ring, u64 cons);
+struct ringcap_rec *ringcap_ring_reserve(struct ringcap_ring *ring, u32 caplen,
+					 u32 *rec_len, bool *bad_consumer);
+void ringcap_ring_commit(struct ringcap_ring *ring, u32 rec_len);
+
+/* capture.c */
+void ringcap_deliver(struct ringcap_sock *rs, const struct ringcap_frame *f,
+		     struct sk_buff *filter_skb);
+int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
+		   struct packet_type *pt, struct net_device *orig_dev);
+
+/* wakeup.c */
+void ringcap_wakeup_init(struct ringcap_sock *rs);
+void ringcap_wakeup_frame(struct ringcap_sock *rs);
+void ringcap_wakeup_flush(struct ringcap_sock *rs);
+void ringcap_wakeup_stop(struct ringcap_sock *rs);
+bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring);
+
+/* aware.c */
+struct ringcap_dev *ringcap_dev_find(struct net_device *dev);
+unsigned int ringcap_dev_nr_queues(struct net_device *dev);
+void ringcap_dev_attach(struct ringcap_sock *rs);
+void ringcap_dev_detach(struct ringcap_sock *rs);
+int ringcap_aware_init(void);
+void ringcap_aware_exit(void);
+
+/* bind.c */
+int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
+void ringcap_unbind(struct ringcap_sock *rs);
+struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs);
+u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs);
+int ringcap_bind_init(void);
+void ringcap_bind_exit(void);
+
+/* sockopt.c */
+int ringcap_setsockopt(struct socket *sock, int level, int optname,
+		       sockptr_t optval, unsigned int optlen);
+int ringcap_getsockopt(struct socket *sock, int level, int optname,
+		       char __user *optval, int __user *optlen);
+
+/* sock.c */
+int ringcap_sock_init(void);
+void ringcap_sock_exit(void);
+extern struct mutex ringcap_socks_lock;
+extern struct list_head ringcap_socks;
+
+/* proc.c */
+int ringcap_proc_init(void);
+void ringcap_proc_exit(void);
+
+#endif /* _RINGCAP_H */

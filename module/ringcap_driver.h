@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The in-kernel API that a ringcap-aware NIC driver calls.
+ *
+ * A driver registers each net_device with its RX queue count once the
+ * device is registered, calls ringcap_rx() for every received frame while
+ * it still sits in the driver's DMA buffer, and unregisters before
+ * unregister_netdev(). See module/aware.c.
+ */
+#ifndef _RINGCAP_DRIVER_H
+#define _RINGCAP_DRIVER_H
+
+#include <linux/netdevice.h>
+#include <linux/types.h>
+
+struct ringcap_dev;
+
+/* Optional per-frame facts the hardware gives; zero what is unknown. */
+struct ringcap_rx_meta {
+	u64	tstamp_ns;	/* 0: ringcap stamps the frame itself */
+	u32	rss_hash;
+	u16	vlan_tci;	/* stripped tag, valid if has_vlan */
+	u8	has_vlan:1;
+	u8	has_hash:1;
+};
+
+struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
+					 unsigned int nr_rxq);
+void ringcap_unregister_dev(struct ringcap_dev *rd);
+bool ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
+		const void *data, unsigned int len,
+		const struct ringcap_rx_meta *meta);
+
+#endif /* _RINGCAP_DRIVER_H */

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ringcap socket family: creation, release, mmap and poll, and its
+ * registration with the socket layer.
+ */
+#include <linux/capability.h>
+#include <linux/if_ether.h>
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/rtnetlink.h>
+#include <linux/vmalloc.h>
+#include <net/net_namespace.h>
+#include "ringcap.h"
+
+DEFINE_MUTEX(ringcap_socks_lock);
+LIST_HEAD(ringcap_socks);
+
+static struct proto ringcap_proto = {
+	.name = "RINGCAP",
+	.owner = THIS_MODULE,
+	.obj_size = sizeof(struct ringcap_sock),
+};
+
+static void ringcap_sk_destruct(struct sock *sk)
+{
+	ringcap_ring_free(ringcap_sk(sk)->ring);
+}
+
+static int ringcap_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct ringcap_sock *rs;
+
+	if (!sk)
+		return 0;
+	rs = ringcap_sk(sk);
+
+	rtnl_lock();
+	mutex_lock(&ringcap_socks_lock);
+	list_del(&rs->all_node);
+	mutex_lock(&rs->lock);
+	ringcap_unbind(rs);
+	mutex_unlock(&rs->lock);
+	mutex_unlock(&ringcap_socks_lock);
+	rtnl_unlock();
+
+	/* No producer can reach us now, so none can re-arm the timer. */
+	ringcap_wakeup_stop(rs);
+
+	sock_orphan(sk);
+	sock->sk = NULL;
+	/* SOCK_RCU_FREE: the ring goes after readers of rs->ring are done. */
+	sock_put(sk);
+	return 0;
+}
+
+static int ringcap_mmap(struct file *file, struct socket *sock,
+			struct vm_area_struct *vma)
+{
+	struct ringcap_sock *rs = ringcap_sk(sock->sk);
+	struct ringcap_ring *ring;
+
+	ring = ringcap_sock_ring(rs);
+	if (!ring)
+		return -ENOMEM;
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != ring->mmap_size)
+		return -EINVAL;
+	return remap_vmalloc_range(vma, ring->hdr, 0);
+}
+
+static __poll_t ringcap_poll(struct file *file, struct socket *sock,
+			     poll_table *wait)
+{
+	struct ringcap_sock *rs = ringcap_sk(sock->sk);
+	struct ringcap_ring *ring;
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (READ_ONCE(rs->sk.sk_err))
+		mask |= EPOLLERR;
+	ring = READ_ONCE(rs->ring);
+	if (!ring)
+		return mask;
+	if (!ringcap_ring_consumer_ok(ring, READ_ONCE(ring->hdr->consumer)))
+		mask |= EPOLLERR;
+	else if (ringcap_readable(rs, ring))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	return mask;
+}
+
+static struct proto_ops ringcap_ops = {
+	.owner = THIS_MODULE,
+	.release = ringcap_release,
+	.bind = ringcap_bind,
+	.connect = sock_no_connect,
+	.socketpair = sock_no_socketpair,
+	.accept = sock_no_accept,
+	.getname = sock_no_getname,
+	.poll = ringcap_poll,
+	.ioctl = sock_no_ioctl,
+	.listen = sock_no_listen,
+	.shutdown = sock_no_shutdown,
+	.setsockopt = ringcap_setsockopt,
+	.getsockopt = ringcap_getsockopt,
+	.sendmsg = sock_no_sendmsg,
+	.recvmsg = sock_no_recvmsg,
+	.mmap = ringcap_mmap,
+};
+
+static void ringcap_sock_defaults(struct ringcap_sock *rs)
+{
+	mutex_init(&rs->lock);
+	spin_lock_init(&rs->prod_lock);
+	INIT_LIST_HEAD(&rs->rd_node);
+	rs->queue = RINGCAP_QUEUE_ANY;
+	rs->snaplen = 65535;
+	rs->watermark = READ_ONCE(ringcap_default_watermark);
+	rs->timeout_us = READ_ONCE(ringcap_default_timeout_us);
+	rs->ring_size = min(READ_ONCE(ringcap_default_ring_size),
+			    READ_ONCE(ringcap_max_ring_mem));
+	rs->promisc = true;
+	rs->pid = task_tgid_vnr(current);
+	ringcap_wakeup_init(rs);
+}
+
+static int ringcap_create(struct net *net, struct socket *sock, int protocol,
+			  int kern)
+{
+	struct ringcap_sock *rs;
+	struct sock *sk;
+
+	if (!ns_capable(net->user_ns, CAP_NET_RAW))
+		return -EPERM;
+	if (sock->type != SOCK_RAW)
+		return -ESOCKTNOSUPPORT;
+	if (protocol && protocol != htons(ETH_P_ALL))
+		return -EPROTONOSUPPORT;
+
+	sk = sk_alloc(net, ringcap_family_nr, GFP_KERNEL, &ringcap_proto, kern);
+	if (!sk)
+		return -ENOMEM;
+	sock->ops = &ringcap_ops;
+	sock_init_data(sock, sk);
+	sk->sk_family = ringcap_family_nr;
+	sk->sk_protocol = protocol;
+	sk->sk_destruct = ringcap_sk_destruct;
+	sock_set_flag(sk, SOCK_RCU_FREE);
+
+	rs = ringcap_sk(sk);
+	ringcap_sock_defaults(rs);
+	mutex_lock(&ringcap_socks_lock);
+	list_add_tail(&rs->all_node, &ringcap_socks);
+	mutex_unlock(&ringcap_socks_lock);
+	return 0;
+}
+
+static struct net_proto_family ringcap_family_ops = {
+	.create = ringcap_create,
+	.owner = THIS_MODULE,
+};
+
+int ringcap_sock_init(void)
+{
+	int err;
+
+	err = proto_register(&ringcap_proto, 0);
+	if (err)
+		return err;
+	ringcap_ops.family = ringcap_family_nr;
+	ringcap_family_ops.family = ringcap_family_nr;
+	err = sock_register(&ringcap_family_ops);
+	if (err) {
+		pr_err("ringcap: cannot register address family %u (%s); load with family=<an unused number below %d>\n",
+		       ringcap_family_nr,
+		       err == -EEXIST ? "already in use" : "out of range",
+		       AF_MAX);
+		goto err_proto;
+	}
+	return 0;
+
+err_proto:
+	proto_unregister(&ringcap_proto);
+	return err;
+}
+
+void ringcap_sock_exit(void)
+{
+	sock_unregister(ringcap_family_nr);
+	proto_unregister(&ringcap_proto);
+}

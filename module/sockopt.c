@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Socket options at level SOL_RINGCAP. SOL_SOCKET options, including
+ * SO_ATTACH_FILTER and SO_DETACH_FILTER, are handled by the socket core.
+ */
+#include <linux/log2.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockptr.h>
+#include "ringcap.h"
+
+#define RINGCAP_MAX_WATERMARK	(1U << 20)
+#define RINGCAP_MAX_TIMEOUT_US	(10U * USEC_PER_SEC)
+
+static int ringcap_set_ring_size(struct ringcap_sock *rs, u32 val)
+{
+	if (val < PAGE_SIZE || !is_power_of_2(val) ||
+	    val > READ_ONCE(ringcap_max_ring_mem))
+		return -EINVAL;
+	/* The geometry is fixed once the ring exists (bound or mapped). */
+	if (rs->ring)
+		return -EBUSY;
+	rs->ring_size = val;
+	return 0;
+}
+
+int ringcap_setsockopt(struct socket *sock, int level, int optname,
+		       sockptr_t optval, unsigned int optlen)
+{
+	struct ringcap_sock *rs = ringcap_sk(sock->sk);
+	u32 val;
+	int err = 0;
+
+	if (level != SOL_RINGCAP)
+		return -ENOPROTOOPT;
+	if (optlen != sizeof(val))
+		return optname >= RINGCAP_RING_SIZE &&
+		       optname <= RINGCAP_PROMISC ? -EINVAL : -ENOPROTOOPT;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+
+	mutex_lock(&rs->lock);
+	switch (optname) {
+	case RINGCAP_RING_SIZE:
+		err = ringcap_set_ring_size(rs, val);
+		break;
+	case RINGCAP_SNAPLEN:
+		if (!val || val > 65535) {
+			err = -EINVAL;
+			break;
+		}
+		WRITE_ONCE(rs->snaplen, val);
+		if (rs->ring)
+			WRITE_ONCE(rs->ring->hdr->snaplen, val);
+		break;
+	case RINGCAP_WATERMARK:
+		if (!val || val > RINGCAP_MAX_WATERMARK)
+			err = -EINVAL;
+		else
+			WRITE_ONCE(rs->watermark, val);
+		break;
+	case RINGCAP_TIMEOUT_US:
+		if (val > RINGCAP_MAX_TIMEOUT_US)
+			err = -EINVAL;
+		else
+			WRITE_ONCE(rs->timeout_us, val);
+		break;
+	case RINGCAP_PROMISC:
+		if (val > 1)
+			err = -EINVAL;
+		else if (rs->dev || rs->gone)
+			err = -EBUSY;
+		else
+			rs->promisc = val;
+		break;
+	default:
+		err = -ENOPROTOOPT;
+	}
+	mutex_unlock(&rs->lock);
+	return err;
+}
+
+static void ringcap_get_stats(struct ringcap_sock *rs, struct ringcap_stats *st)
+{
+	spin_lock_bh(&rs->prod_lock);
+	*st = rs->st;
+	spin_unlock_bh(&rs->prod_lock);
+	rtnl_lock();
+	st->nic_dropped = ringcap_sock_nic_dropped(rs);
+	rtnl_unlock();
+}
+
+int ringcap_getsockopt(struct socket *sock, int level, int optname,
+		       char __user *optval, int __user *optlen)
+{
+	struct ringcap_sock *rs = ringcap_sk(sock->sk);
+	struct ringcap_ring_info info;
+	struct ringcap_stats st;
+	struct ringcap_ring *ring;
+	const void *src;
+	int len;
+	u32 val;
+
+	if (level != SOL_RINGCAP)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+
+	switch (optname) {
+	case RINGCAP_RING_SIZE:
+		val = rs->ring ? rs->ring->data_size : READ_ONCE(rs->ring_size);
+		break;
+	case RINGCAP_SNAPLEN:
+		val = READ_ONCE(rs->snaplen);
+		break;
+	case RINGCAP_WATERMARK:
+		val = READ_ONCE(rs->watermark);
+		break;
+	case RINGCAP_TIMEOUT_US:
+		val = READ_ONCE(rs->timeout_us);
+		break;
+	case RINGCAP_PROMISC:
+		val = rs->promisc;
+		break;
+	case RINGCAP_ABI:
+		val = RINGCAP_ABI_VERSION;
+		break;
+	case RINGCAP_RING_INFO:
+		ring = ringcap_sock_ring(rs);
+		if (!ring)
+			return -ENOMEM;
+		memset(&info, 0, sizeof(info));
+		info.mmap_size = ring->mmap_size;
+		info.data_offset = ring->hdr->data_offset;
+		info.data_size = ring->data_size;
+		src = &info;
+		len = len < (int)sizeof(info) ? -1 : (int)sizeof(info);
+		goto copy;
+	case RINGCAP_STATS:
+		ringcap_get_stats(rs, &st);
+		src = &st;
+		len = len < (int)sizeof(st) ? -1 : (int)sizeof(st);
+		goto copy;
+	default:
+		return -ENOPROTOOPT;
+	}
+	src = &val;
+	len = len < (int)sizeof(val) ? -1 : (int)sizeof(val);
+copy:
+	if (len < 0)
+		return -EINVAL;
+	if (put_user(len, optlen) || copy_to_user(optval, src, len))
+		return -EFAULT;
+	return 0;
+}

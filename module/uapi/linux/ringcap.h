@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * ringcap user-space ABI.
+ *
+ * A ringcap socket is a packet-capture socket whose frames are written by the
+ * kernel into one memory-mapped ring per socket.
+ *
+ *   fd = socket(family, SOCK_RAW, htons(ETH_P_ALL));
+ *       family: /sys/module/ringcap/parameters/family (default
+ *       RINGCAP_FAMILY_DEFAULT). Needs CAP_NET_RAW in the socket's netns.
+ *   setsockopt(fd, SOL_RINGCAP, RINGCAP_RING_SIZE, ...)   optional
+ *   bind(fd, struct sockaddr_ringcap { ifindex, queue })
+ *   getsockopt(fd, SOL_RINGCAP, RINGCAP_RING_INFO) -> mmap_size
+ *   mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+ *
+ * Mapping layout:
+ *
+ *   offset 0             struct ringcap_ring_hdr (one page)
+ *   offset data_offset   data area, data_size bytes (a power of two)
+ *
+ * Records are packed back to back in the data area, each a struct
+ * ringcap_rec followed by caplen bytes of frame, the whole rounded up to
+ * RINGCAP_REC_ALIGN. A record never wraps: when the space left before the
+ * end of the data area is too small, the kernel writes a record with
+ * RINGCAP_REC_PAD set (only rec_len and flags are meaningful) that covers
+ * the rest of the area, and the next record starts at offset 0.
+ *
+ * Positions are free-running 64-bit byte counts; the offset in the data area
+ * is pos & (data_size - 1).
+ *
+ *      consumer (user writes)           producer (kernel writes)
+ *          |                                  |
+ *   ... ---[rec][rec][rec][pad]|[rec][rec]----+--- free ---
+ *
+ * Ordering. The kernel writes a record, then stores producer with release
+ * semantics. A reader loads producer with acquire semantics, reads the
+ * records below it, then stores consumer with release semantics; only then
+ * may the kernel reuse that space. The kernel validates consumer before
+ * each use: it must be 8-byte aligned and within data_size bytes below
+ * producer. Any other value makes the kernel treat the ring as full (the
+ * frame is counted in dropped and in bad_consumer) until a valid value is
+ * written back.
+ *
+ * ABI versioning: ringcap_ring_hdr.abi_version must equal RINGCAP_ABI_VERSION
+ * of the header a program was built with; libringcap refuses a mismatch.
+ */
+#ifndef _UAPI_LINUX_RINGCAP_H
+#define _UAPI_LINUX_RINGCAP_H
+
+#include <linux/types.h>
+
+#define RINGCAP_ABI_VERSION	1
+#define RINGCAP_MAGIC		0x50414352	/* "RCAP" little-endian */
+#define RINGCAP_FAMILY_DEFAULT	25		/* historic AF_WANPIPE, unused */
+
+/* bind() address. */
+#define RINGCAP_QUEUE_ANY	0xffff
+
+struct sockaddr_ringcap {
+	__u16	rc_family;	/* the family number */
+	__u16	rc_queue;	/* RX queue, or RINGCAP_QUEUE_ANY */
+	__s32	rc_ifindex;
+};
+
+/* setsockopt()/getsockopt() level and option names. */
+#define SOL_RINGCAP		300
+
+/* int-sized (__u32) options; errors: EINVAL for a bad value or length. */
+#define RINGCAP_RING_SIZE	1	/* data bytes, power of two, set before bind/mmap (else EBUSY) */
+#define RINGCAP_SNAPLEN		2	/* 1..65535 */
+#define RINGCAP_WATERMARK	3	/* N: signal after N frames, >= 1 */
+#define RINGCAP_TIMEOUT_US	4	/* m: signal m us after the first unsignalled frame; 0: never */
+#define RINGCAP_PROMISC		5	/* 0 or 1 (default 1), set before bind (else EBUSY) */
+/* read-only */
+#define RINGCAP_RING_INFO	16	/* struct ringcap_ring_info */
+#define RINGCAP_STATS		17	/* struct ringcap_stats */
+#define RINGCAP_ABI		18	/* __u32 RINGCAP_ABI_VERSION */
+
+struct ringcap_ring_info {
+	__u64	mmap_size;
+	__u32	data_offset;
+	__u32	data_size;
+};
+
+/* Counters since the socket was created. */
+struct ringcap_stats {
+	__u64	received;	/* frames written to the ring */
+	__u64	dropped;	/* frames lost because the ring was full */
+	__u64	filtered;	/* frames rejected by the socket's BPF filter */
+	__u64	wakeups;	/* times a sleeping reader was woken */
+	__u64	wakeups_timer;	/* of those, by the timeout rather than N */
+	__u64	bad_consumer;	/* frames dropped on an invalid consumer */
+	__u64	nic_dropped;	/* device's rx_missed_errors since bind */
+};
+
+/* First page of the mapping. Offsets are fixed by the ABI. */
+struct ringcap_ring_hdr {
+	/* 0: read-only description */
+	__u32	magic;
+	__u16	abi_version;
+	__u16	rec_hdr_len;	/* sizeof(struct ringcap_rec) */
+	__u32	data_offset;
+	__u32	data_size;
+	__u32	snaplen;
+	__u32	__pad0[27];
+	/* 128: kernel-written line: position and a mirror of the counters */
+	__u64	producer;
+	__u64	received;
+	__u64	dropped;
+	__u64	filtered;
+	__u64	wakeups;
+	__u64	__pad1[11];
+	/* 256: user-written line */
+	__u64	consumer;
+	__u64	__pad2[15];
+};
+
+#define RINGCAP_REC_ALIGN	8
+
+/* Record flags */
+#define RINGCAP_REC_PAD		0x0001	/* skip to the start of the data area */
+#define RINGCAP_REC_VLAN	0x0002	/* vlan_tci/vlan_proto hold a stripped tag */
+#define RINGCAP_REC_HASH	0x0004	/* rss_hash is valid */
+#define RINGCAP_REC_TRUNC	0x0008	/* caplen < wire_len */
+
+struct ringcap_rec {
+	__u32	rec_len;	/* bytes from this record to the next */
+	__u16	flags;
+	__u16	queue;		/* RX queue the frame arrived on */
+	__u32	caplen;		/* bytes of frame following this header */
+	__u32	wire_len;	/* length of the frame on the wire */
+	__u64	tstamp_ns;	/* CLOCK_REALTIME, nanoseconds */
+	__s32	ifindex;
+	__u32	rss_hash;
+	__u16	vlan_tci;	/* host order */
+	__u16	vlan_proto;	/* network order, e.g. htons(ETH_P_8021Q) */
+	__u32	__reserved;
+};
+
+#endif /* _UAPI_LINUX_RINGCAP_H */

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The wake-up policy: signal the reader once N frames have arrived since
+ * the last signal, or m microseconds after the first frame not yet
+ * signalled, whichever comes first (Braun et al., IMC 2010).
+ *
+ * "Signalled" is a ring position, rs->sig_pos: poll() reports EPOLLIN while
+ * the reader's consumer position is below it. Nothing is cleared on the
+ * reader's side, so a signal cannot be lost between poll() finding the ring
+ * empty and the reader going to sleep. A reader that is not asleep in
+ * poll() is never woken; only real wake-ups are counted.
+ *
+ * All state is under rs->prod_lock. The timer is a soft hrtimer, so its
+ * callback runs in softirq context and producers (softirq or BH disabled)
+ * never race with it on their own CPU.
+ */
+#include <linux/hrtimer.h>
+#include <linux/poll.h>
+#include "ringcap.h"
+#include "compat/compat.h"
+#include "trace.h"
+
+static void ringcap_signal(struct ringcap_sock *rs, int reason)
+{
+	struct socket_wq *wq;
+	u32 pending = rs->pending;
+
+	WRITE_ONCE(rs->sig_pos, rs->ring->prod);
+	rs->pending = 0;
+	/* May fail if the callback is waiting for our lock; it then finds
+	 * pending == 0 (or a few new frames, which it signals early).
+	 */
+	hrtimer_try_to_cancel(&rs->timer);
+
+	rcu_read_lock();
+	wq = rcu_dereference(rs->sk.sk_wq);
+	/* skwq_has_sleeper() has the barrier that pairs with sock_poll_wait() */
+	if (skwq_has_sleeper(wq)) {
+		wake_up_interruptible_sync_poll(&wq->wait,
+						EPOLLIN | EPOLLRDNORM);
+		rs->st.wakeups++;
+		if (reason == RINGCAP_WAKE_TIMER)
+			rs->st.wakeups_timer++;
+		WRITE_ONCE(rs->ring->hdr->wakeups, rs->st.wakeups);
+		trace_ringcap_wakeup(rs->sk.sk_socket ?
+				     SOCK_INODE(rs->sk.sk_socket)->i_ino : 0,
+				     reason, pending);
+	}
+	rcu_read_unlock();
+}
+
+static enum hrtimer_restart ringcap_timer_fn(struct hrtimer *t)
+{
+	struct ringcap_sock *rs = container_of(t, struct ringcap_sock, timer);
+
+	spin_lock(&rs->prod_lock);
+	if (rs->pending)
+		ringcap_signal(rs, RINGCAP_WAKE_TIMER);
+	spin_unlock(&rs->prod_lock);
+	return HRTIMER_NORESTART;
+}
+
+void ringcap_wakeup_init(struct ringcap_sock *rs)
+{
+	ringcap_hrtimer_setup(&rs->timer, ringcap_timer_fn, CLOCK_MONOTONIC,
+			      HRTIMER_MODE_REL_SOFT);
+}
+
+/* A frame was committed; prod_lock held. */
+void ringcap_wakeup_frame(struct ringcap_sock *rs)
+{
+	u32 timeout_us = READ_ONCE(rs->timeout_us);
+
+	rs->pending++;
+	if (rs->pending >= READ_ONCE(rs->watermark)) {
+		ringcap_signal(rs, RINGCAP_WAKE_WATERMARK);
+		return;
+	}
+	/* Armed by the first unsignalled frame only; active covers a
+	 * callback that is already running and will see this frame.
+	 */
+	if (timeout_us && !hrtimer_active(&rs->timer))
+		hrtimer_start(&rs->timer,
+			      ns_to_ktime((u64)timeout_us * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_SOFT);
+}
+
+/* Signal whatever is pending now (ring full, device gone); prod_lock held. */
+void ringcap_wakeup_flush(struct ringcap_sock *rs)
+{
+	if (rs->pending)
+		ringcap_signal(rs, RINGCAP_WAKE_WATERMARK);
+}
+
+/* No producer may run any more. */
+void ringcap_wakeup_stop(struct ringcap_sock *rs)
+{
+	hrtimer_cancel(&rs->timer);
+}
+
+bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring)
+{
+	u64 cons = READ_ONCE(ring->hdr->consumer);
+
+	return (s64)(READ_ONCE(rs->sig_pos) - cons) > 0;
+}

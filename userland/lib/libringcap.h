@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libringcap: a small C library over the ringcap socket ABI
+ * (module/uapi/linux/ringcap.h).
+ *
+ * Typical use:
+ *
+ *	struct ringcap *rc = ringcap_open();
+ *	ringcap_set_wakeup(rc, 64, 1000);		// optional
+ *	ringcap_bind_spec(rc, "eth0@1");		// or "eth0" for all queues
+ *	ringcap_map(rc);				// mmap + ABI check
+ *	for (;;) {
+ *		struct ringcap_pkt pkts[64];
+ *		int n = ringcap_recv_batch(rc, pkts, 64);	// zero-copy
+ *		if (n == 0) { ringcap_wait(rc, -1); continue; }
+ *		...use pkts[i].rec / pkts[i].data...
+ *		ringcap_release(rc);			// hand the space back
+ *	}
+ *	ringcap_close(rc);
+ *
+ * Every function that can fail returns -1 (or NULL) with errno set, and
+ * leaves a human-readable reason in ringcap_errmsg(rc) (or, for
+ * ringcap_open(), in errno only).
+ */
+#ifndef LIBRINGCAP_H
+#define LIBRINGCAP_H
+
+#include <stdint.h>
+#include <linux/filter.h>
+#include <linux/ringcap.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ringcap;
+
+/* One frame, pointing into the mapped ring (valid until ringcap_release). */
+struct ringcap_pkt {
+	const struct ringcap_rec *rec;
+	const uint8_t *data;		/* rec->caplen bytes */
+};
+
+/* Live family number from /sys/module/ringcap/parameters/family, or -1. */
+int ringcap_family(void);
+
+/* Socket with no ring yet. NULL with errno (EAFNOSUPPORT: not loaded). */
+struct ringcap *ringcap_open(void);
+void ringcap_close(struct ringcap *rc);
+int ringcap_fd(const struct ringcap *rc);
+const char *ringcap_errmsg(const struct ringcap *rc);
+
+/* Options; see the ABI header for ranges. Ring size and promisc before bind. */
+int ringcap_set_ring_size(struct ringcap *rc, uint32_t bytes);
+int ringcap_set_snaplen(struct ringcap *rc, uint32_t snaplen);
+int ringcap_set_promisc(struct ringcap *rc, int on);
+int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
+		       uint32_t timeout_us);
+int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog);
+int ringcap_clear_filter(struct ringcap *rc);
+
+/* queue: RX queue index, or -1 for all queues. */
+int ringcap_bind(struct ringcap *rc, const char *ifname, int queue);
+/* "eth0" (all queues) or "eth0@1" (queue 1). */
+int ringcap_bind_spec(struct ringcap *rc, const char *spec);
+/* Parse a spec without binding; queue gets -1 for all. 0 or -1 (EINVAL). */
+int ringcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
+		       int *queue);
+
+/* mmap the ring; fails with EPROTO on a magic or ABI version mismatch. */
+int ringcap_map(struct ringcap *rc);
+const struct ringcap_ring_hdr *ringcap_hdr(const struct ringcap *rc);
+
+/*
+ * Up to max frames starting at the current read position, without copying.
+ * Repeated calls continue after the last frame returned. Returns the count
+ * (0: nothing ready) or -1 (EIO: a corrupt record).
+ */
+int ringcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max);
+/* Give every frame returned so far back to the kernel. */
+void ringcap_release(struct ringcap *rc);
+
+/* poll() for readiness under the socket's wake-up policy. 1 ready, 0 timeout. */
+int ringcap_wait(struct ringcap *rc, int timeout_ms);
+
+int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBRINGCAP_H */

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ringcap_sim: a test-only ringcap-aware network device, in the spirit of
+ * netdevsim. It has no hardware: frames "received" on one of its two RX
+ * queues are written by a test into debugfs, and go through the same
+ * aware-driver API a real NIC driver uses. That makes transparent modes 1
+ * and 2, per-queue binding and high injection rates testable without
+ * emulated hardware.
+ *
+ *   ip link add rcsim0 type ringcap_sim
+ *   ip link set rcsim0 up
+ *   write records [__le16 queue][__le16 len][len bytes] to
+ *       /sys/kernel/debug/ringcap_sim/rcsim0/inject
+ *
+ * Not installed by DKMS; the selftests build and load it.
+ */
+#include <linux/debugfs.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+#include <net/rtnetlink.h>
+#include "ringcap_driver.h"
+
+#define RCSIM_RXQ		2
+#define RCSIM_MAX_WRITE		(4 << 20)
+#define RCSIM_MAX_FRAME		9018
+
+struct rcsim {
+	struct net_device *dev;
+	struct ringcap_dev *rd;
+	struct dentry *dir;
+	/* ringcap_rx() wants one caller per queue: one writer at a time. */
+	struct mutex inject_lock;
+};
+
+static struct dentry *rcsim_root;
+
+static u16 rcsim_le16(const u8 *p)
+{
+	return p[0] | p[1] << 8;
+}
+
+static void rcsim_rx(struct rcsim *sim, u16 queue, const u8 *data, u16 len)
+{
+	struct net_device *dev = sim->dev;
+	struct sk_buff *skb;
+
+	if (!netif_running(dev)) {
+		dev->stats.rx_dropped++;
+		return;
+	}
+	if (!ringcap_rx(sim->rd, queue, data, len, NULL))
+		return;		/* mode 2: the rings had it, the stack not */
+
+	skb = netdev_alloc_skb(dev, len);
+	if (!skb) {
+		dev->stats.rx_dropped++;
+		return;
+	}
+	skb_put_data(skb, data, len);
+	skb->protocol = eth_type_trans(skb, dev);
+	skb_record_rx_queue(skb, queue);
+	dev->stats.rx_packets++;
+	dev->stats.rx_bytes += len;
+	/* As a threaded NAPI poller does: process context, BH disabled. */
+	local_bh_disable();
+	netif_receive_skb(skb);
+	local_bh_enable();
+}
+
+/* Every record must be well formed before any frame is injected. */
+static int rcsim_check(const u8 *buf, size_t count)
+{
+	size_t off = 0;
+	u16 queue, len;
+
+	while (off < count) {
+		if (count - off < 4)
+			return -EINVAL;
+		queue = rcsim_le16(buf + off);
+		len = rcsim_le16(buf + off + 2);
+		off += 4;
+		if (queue >= RCSIM_RXQ || len < ETH_HLEN ||
+		    len > RCSIM_MAX_FRAME || count - off < len)
+			return -EINVAL;
+		off += len;
+	}
+	return 0;
+}
+
+static ssize_t rcsim_inject_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	struct rcsim *sim = file->private_data;
+	size_t off = 0;
+	u16 queue, len;
+	u8 *buf;
+	int err;
+
+	if (!count || count > RCSIM_MAX_WRITE)
+		return -EINVAL;
+	buf = kvmalloc(count, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	err = -EFAULT;
+	if (copy_from_user(buf, ubuf, count))
+		goto out_free;
+	err = rcsim_check(buf, count);
+	if (err)
+		goto out_free;
+
+	mutex_lock(&sim->inject_lock);
+	while (off < count) {
+		queue = rcsim_le16(buf + off);
+		len = rcsim_le16(buf + off + 2);
+		rcsim_rx(sim, queue, buf + off + 4, len);
+		off += 4 + len;
+		cond_resched();
+	}
+	mutex_unlock(&sim->inject_lock);
+	err = count;
+out_free:
+	kvfree(buf);
+	return err;
+}
+
+static const struct file_operations rcsim_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = rcsim_inject_write,
+	.llseek = noop_llseek,
+};
+
+static netdev_tx_t rcsim_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	dev->stats.tx_packets++;
+	dev->stats.tx_bytes += skb->len;
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops rcsim_netdev_ops = {
+	.ndo_start_xmit = rcsim_xmit,
+	.ndo_set_mac_address = eth_mac_addr,
+	.ndo_validate_addr = eth_validate_addr,
+};
+
+static void rcsim_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &rcsim_netdev_ops;
+	dev->needs_free_netdev = true;
+	eth_hw_addr_random(dev);
+}
+
+static int rcsim_newlink(struct net *src_net, struct net_device *dev,
+			 struct nlattr *tb[], struct nlattr *data[],
+			 struct netlink_ext_ack *extack)
+{
+	struct rcsim *sim = netdev_priv(dev);
+	int err;
+
+	sim->dev = dev;
+	mutex_init(&sim->inject_lock);
+	err = register_netdevice(dev);
+	if (err)
+		return err;
+	sim->rd = ringcap_register_dev(dev, RCSIM_RXQ);
+	if (IS_ERR(sim->rd)) {
+		err = PTR_ERR(sim->rd);
+		goto err_unregister;
+	}
+	sim->dir = debugfs_create_dir(dev->name, rcsim_root);
+	debugfs_create_file("inject", 0200, sim->dir, sim, &rcsim_inject_fops);
+	return 0;
+
+err_unregister:
+	unregister_netdevice(dev);
+	return err;
+}
+
+static void rcsim_dellink(struct net_device *dev, struct list_head *head)
+{
+	struct rcsim *sim = netdev_priv(dev);
+
+	/* Waits for writers in flight, so no ringcap_rx() follows. */
+	debugfs_remove_recursive(sim->dir);
+	ringcap_unregister_dev(sim->rd);
+	unregister_netdevice_queue(dev, head);
+}
+
+static unsigned int rcsim_num_queues(void)
+{
+	return RCSIM_RXQ;
+}
+
+static struct rtnl_link_ops rcsim_link_ops = {
+	.kind = "ringcap_sim",
+	.priv_size = sizeof(struct rcsim),
+	.setup = rcsim_setup,
+	.newlink = rcsim_newlink,
+	.dellink = rcsim_dellink,
+	.get_num_rx_queues = rcsim_num_queues,
+	.get_num_tx_queues = rcsim_num_queues,
+};
+
+static int __init rcsim_init(void)
+{
+	int err;
+
+	rcsim_root = debugfs_create_dir("ringcap_sim", NULL);
+	err = rtnl_link_register(&rcsim_link_ops);
+	if (err)
+		goto err_debugfs;
+	return 0;
+
+err_debugfs:
+	debugfs_remove_recursive(rcsim_root);
+	return err;
+}
+
+static void __exit rcsim_exit(void)
+{
+	rtnl_link_unregister(&rcsim_link_ops);
+	debugfs_remove_recursive(rcsim_root);
+}
+
+module_init(rcsim_init);
+module_exit(rcsim_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Test-only ringcap-aware network device");
+MODULE_ALIAS_RTNL_LINK("ringcap_sim");

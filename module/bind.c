@@ -141,7 +141,7 @@ static int ringcap_netdev_event(struct notifier_block *nb,
 			continue;
 		mutex_lock(&rs->lock);
 		ringcap_unbind(rs);
-		rs->gone = true;
+		WRITE_ONCE(rs->gone, true);
 		mutex_unlock(&rs->lock);
 
 		/* Let the reader drain what it has, then see the error. */

@@ -77,7 +77,8 @@ static __poll_t ringcap_poll(struct file *file, struct socket *sock,
 	__poll_t mask = 0;
 
 	sock_poll_wait(file, sock, wait);
-	if (READ_ONCE(rs->sk.sk_err))
+	/* sk_err is cleared by SO_ERROR; a lost device stays an error. */
+	if (READ_ONCE(rs->sk.sk_err) || READ_ONCE(rs->gone))
 		mask |= EPOLLERR;
 	ring = READ_ONCE(rs->ring);
 	if (!ring)

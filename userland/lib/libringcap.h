@@ -25,6 +25,7 @@
 #ifndef LIBRINGCAP_H
 #define LIBRINGCAP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/filter.h>
 #include <linux/ringcap.h>
@@ -54,6 +55,8 @@ const char *ringcap_errmsg(const struct ringcap *rc);
 int ringcap_set_ring_size(struct ringcap *rc, uint32_t bytes);
 int ringcap_set_snaplen(struct ringcap *rc, uint32_t snaplen);
 int ringcap_set_promisc(struct ringcap *rc, int on);
+/* Either value may be RINGCAP_WAKEUP_KEEP to leave that half unchanged. */
+#define RINGCAP_WAKEUP_KEEP	UINT32_MAX
 int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
 		       uint32_t timeout_us);
 int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog);
@@ -80,7 +83,12 @@ int ringcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max);
 /* Give every frame returned so far back to the kernel. */
 void ringcap_release(struct ringcap *rc);
 
-/* poll() for readiness under the socket's wake-up policy. 1 ready, 0 timeout. */
+/*
+ * poll() for readiness under the socket's wake-up policy. 1 ready, 0 timeout,
+ * -1 on error: errno from SO_ERROR (ENODEV once the device is gone, kept
+ * on later calls), EIO when the kernel refused the consumer position,
+ * EINTR on a signal. Frames still readable are reported before an error.
+ */
 int ringcap_wait(struct ringcap *rc, int timeout_ms);
 
 int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st);

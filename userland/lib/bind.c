@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Device specs ("eth0", "eth0@1") and binding a socket to (device, queue).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include "internal.h"
+
+/* The rules the kernel applies to interface names (dev_valid_name()). */
+static int rc_valid_ifname(const char *name, size_t len)
+{
+	size_t i;
+
+	if (!len || len >= IFNAMSIZ)
+		return 0;
+	if ((len == 1 && name[0] == '.') ||
+	    (len == 2 && name[0] == '.' && name[1] == '.'))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (name[i] == '/' || name[i] == ':' ||
+		    isspace((unsigned char)name[i]))
+			return 0;
+	return 1;
+}
+
+/* Decimal digits only: no sign, no spaces, below RINGCAP_QUEUE_ANY. */
+static int rc_parse_queue(const char *s, int *queue)
+{
+	long val = 0;
+
+	if (!strcmp(s, "all")) {
+		*queue = -1;
+		return 0;
+	}
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		val = val * 10 + (*s - '0');
+		if (val >= RINGCAP_QUEUE_ANY)
+			return -1;
+	}
+	*queue = (int)val;
+	return 0;
+}
+
+int ringcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
+		       int *queue)
+{
+	const char *at;
+	size_t len;
+	int q = -1;
+
+	if (!spec || !ifname || !ifname_len || !queue)
+		goto inval;
+	/* The last '@' splits, so the queue part never contains one. */
+	at = strrchr(spec, '@');
+	len = at ? (size_t)(at - spec) : strlen(spec);
+	if (!rc_valid_ifname(spec, len) || len >= ifname_len)
+		goto inval;
+	if (at && rc_parse_queue(at + 1, &q))
+		goto inval;
+	memcpy(ifname, spec, len);
+	ifname[len] = '\0';
+	*queue = q;
+	return 0;
+inval:
+	errno = EINVAL;
+	return -1;
+}
+
+int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
+{
+	struct sockaddr_ringcap addr;
+	unsigned int ifindex;
+	const char *why = "";
+
+	if (queue < -1 || queue >= RINGCAP_QUEUE_ANY)
+		return rc_fail(rc, EINVAL,
+			       "bad queue %d (0..%d, or -1 for all)", queue,
+			       RINGCAP_QUEUE_ANY - 1);
+	ifindex = if_nametoindex(ifname);
+	if (!ifindex)
+		return rc_fail(rc, ENODEV, "no such device: %s", ifname);
+
+	memset(&addr, 0, sizeof(addr));
+	addr.rc_family = rc->family;
+	addr.rc_ifindex = (int32_t)ifindex;
+	addr.rc_queue = queue < 0 ? RINGCAP_QUEUE_ANY : (uint16_t)queue;
+	if (!bind(rc->fd, (struct sockaddr *)&addr, sizeof(addr)))
+		return 0;
+
+	if (errno == ERANGE)
+		why = " (the device has fewer RX queues)";
+	else if (errno == EBUSY)
+		why = " (the socket is already bound)";
+	else if (errno == ENODEV)
+		why = " (the device went away)";
+	if (queue < 0)
+		return rc_fail(rc, errno, "binding to %s (all queues): %s%s",
+			       ifname, strerror(errno), why);
+	return rc_fail(rc, errno, "binding to %s queue %d: %s%s", ifname,
+		       queue, strerror(errno), why);
+}
+
+int ringcap_bind_spec(struct ringcap *rc, const char *spec)
+{
+	char ifname[IFNAMSIZ];
+	int queue;
+
+	if (ringcap_parse_spec(spec, ifname, sizeof(ifname), &queue))
+		return rc_fail(rc, EINVAL,
+			       "bad device \"%s\": expected DEV or DEV@QUEUE",
+			       spec ? spec : "(null)");
+	return ringcap_bind(rc, ifname, queue);
+}

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The ringcap handle: finding the live family number, creating the socket,
+ * and the error reporting every other call uses.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include "internal.h"
+
+#define RC_FAMILY_PARAM	"/sys/module/ringcap/parameters/family"
+
+int rc_fail(struct ringcap *rc, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rc) {
+		va_start(ap, fmt);
+		vsnprintf(rc->errmsg, sizeof(rc->errmsg), fmt, ap);
+		va_end(ap);
+	}
+	errno = err;
+	return -1;
+}
+
+int ringcap_family(void)
+{
+	char buf[32], *end;
+	long val;
+	FILE *f;
+
+	/*
+	 * The family is a module parameter, so it is read at run time
+	 * rather than compiled in: a module loaded with family=N still works.
+	 */
+	f = fopen(RC_FAMILY_PARAM, "re");
+	if (!f)
+		return -1;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	errno = 0;
+	val = strtol(buf, &end, 10);
+	if (errno || end == buf || (*end && *end != '\n') ||
+	    val <= 0 || val > 1023)
+		return -1;
+	return (int)val;
+}
+
+struct ringcap *ringcap_open(void)
+{
+	struct ringcap *rc;
+	int family, err;
+
+	family = ringcap_family();
+	if (family < 0) {
+		errno = EAFNOSUPPORT;
+		return NULL;
+	}
+	rc = calloc(1, sizeof(*rc));
+	if (!rc)
+		return NULL;
+	rc->family = family;
+	rc->fd = socket(family, SOCK_RAW | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	if (rc->fd < 0) {
+		err = errno;
+		free(rc);
+		errno = err;
+		return NULL;
+	}
+	return rc;
+}
+
+void ringcap_close(struct ringcap *rc)
+{
+	int err = errno;
+
+	if (!rc)
+		return;
+	if (rc->mapped)
+		munmap(rc->hdr, rc->map_size);
+	if (rc->fd >= 0)
+		close(rc->fd);
+	free(rc);
+	errno = err;
+}
+
+int ringcap_fd(const struct ringcap *rc)
+{
+	return rc->fd;
+}
+
+const char *ringcap_errmsg(const struct ringcap *rc)
+{
+	if (!rc)
+		return "no ringcap handle";
+	return rc->errmsg[0] ? rc->errmsg : "no error";
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
+/*
+ * libringcap internals: the handle behind struct ringcap and the helpers
+ * the library's files share. Not installed; the unit tests include it to
+ * build a handle around a ring in ordinary memory.
+ */
+#ifndef LIBRINGCAP_INTERNAL_H
+#define LIBRINGCAP_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "libringcap.h"
+
+#define RC_ERRMSG_LEN	256
+
+struct ringcap {
+	int fd;
+	int family;
+	/*
+	 * The mapping. hdr->producer is written by the kernel and
+	 * hdr->consumer by us; both are accessed only with __atomic builtins.
+	 */
+	struct ringcap_ring_hdr *hdr;
+	size_t map_size;
+	int mapped;		/* hdr came from mmap(), not a test buffer */
+	uint8_t *data;
+	uint32_t data_size;
+	/*
+	 * Private read position: where the next ringcap_recv_batch() starts.
+	 * It runs ahead of hdr->consumer until ringcap_release() publishes
+	 * it, so frames handed out stay valid until then.
+	 */
+	uint64_t cursor;
+	/* Last SO_ERROR seen, so a device that is gone keeps reporting it. */
+	int sticky_err;
+	char errmsg[RC_ERRMSG_LEN];
+};
+
+/* Record errno and a message in rc (if any); returns -1 with errno set. */
+int rc_fail(struct ringcap *rc, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Check a mapped ring header against what the kernel said about the
+ * mapping and what this library was built for; 0 or -1 (EPROTO).
+ */
+int rc_check_hdr(struct ringcap *rc, const struct ringcap_ring_hdr *hdr,
+		 const struct ringcap_ring_info *info);
+
+/* Point rc's reader at a checked mapping; the cursor starts at consumer. */
+void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
+		    size_t map_size);
+
+#endif /* LIBRINGCAP_INTERNAL_H */

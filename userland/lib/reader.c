@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * The consumer side of the ring protocol (see linux/ringcap.h) and waiting
+ * for frames.
+ *
+ *   kernel                              reader (this file)
+ *   write record(s)                     prod = load_acquire(&hdr->producer)
+ *   store_release(&hdr->producer)  -->  read records in [cursor, prod)
+ *                                       ...application uses the frames...
+ *   cons = load_acquire(&consumer) <--  store_release(&hdr->consumer, cursor)
+ *   reuse space below cons
+ *
+ * The acquire load of producer pairs with the kernel's release store: every
+ * record below the loaded producer is fully written before we read it. The
+ * release store of consumer pairs with the kernel's acquire load: all our
+ * reads of the released records happen before the kernel may overwrite them.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "internal.h"
+
+/*
+ * Check one record at offset off with avail bytes published after it.
+ * Everything is checked before a pointer is handed out, so a corrupt ring
+ * (a stray write into the shared mapping, a kernel bug) is reported and
+ * never makes us read outside the data area.
+ */
+static int rc_check_rec(struct ringcap *rc, uint32_t off, uint64_t avail,
+			uint32_t rec_len, uint16_t flags, uint32_t caplen)
+{
+	uint32_t tail = rc->data_size - off;
+	const char *what;
+
+	if (rec_len < RINGCAP_REC_ALIGN || rec_len % RINGCAP_REC_ALIGN)
+		what = "bad length";
+	else if (rec_len > tail)
+		what = "crosses the end of the data area";
+	else if (rec_len > avail)
+		what = "extends past the producer position";
+	else if (flags & RINGCAP_REC_PAD)
+		what = rec_len == tail ? NULL :
+		       "pad record does not reach the end of the data area";
+	else if (rec_len < sizeof(struct ringcap_rec))
+		what = "shorter than a record header";
+	else if (caplen > rec_len - sizeof(struct ringcap_rec))
+		what = "caplen does not fit in the record";
+	else
+		what = NULL;
+	if (!what)
+		return 0;
+	return rc_fail(rc, EIO,
+		       "corrupt ring at offset %u (position %llu): rec_len %u flags 0x%x caplen %u: %s",
+		       off, (unsigned long long)rc->cursor, rec_len, flags,
+		       caplen, what);
+}
+
+int ringcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max)
+{
+	const struct ringcap_rec *rec;
+	uint64_t prod, avail;
+	uint32_t off, rec_len, caplen;
+	uint16_t flags;
+	int n = 0;
+
+	if (!rc->hdr)
+		return rc_fail(rc, EINVAL, "the ring is not mapped");
+	if (max < 0)
+		return rc_fail(rc, EINVAL, "negative batch size %d", max);
+
+	/* Acquire: the records below prod are complete (diagram above). */
+	prod = __atomic_load_n(&rc->hdr->producer, __ATOMIC_ACQUIRE);
+	avail = prod - rc->cursor;
+	/* u64 wrap turns a producer behind the cursor into a huge value. */
+	if (avail > rc->data_size || (prod | rc->cursor) % RINGCAP_REC_ALIGN)
+		return rc_fail(rc, EIO,
+			       "corrupt ring: producer %llu, read position %llu, data size %u",
+			       (unsigned long long)prod,
+			       (unsigned long long)rc->cursor, rc->data_size);
+
+	while (n < max && avail) {
+		off = rc->cursor & (rc->data_size - 1);
+		rec = (const struct ringcap_rec *)(rc->data + off);
+		/*
+		 * rec_len and flags are the first 8 bytes, always inside
+		 * the area since off is 8-aligned; a pad record may be
+		 * just that long, so read caplen only for a frame.
+		 */
+		rec_len = rec->rec_len;
+		flags = rec->flags;
+		caplen = 0;
+		if (!(flags & RINGCAP_REC_PAD) && rec_len >= sizeof(*rec) &&
+		    rec_len <= rc->data_size - off)
+			caplen = rec->caplen;
+		if (rc_check_rec(rc, off, avail, rec_len, flags, caplen)) {
+			/* Hand out the good frames; the next call fails. */
+			if (n)
+				break;
+			return -1;
+		}
+		rc->cursor += rec_len;
+		avail -= rec_len;
+		if (flags & RINGCAP_REC_PAD)
+			continue;
+		pkts[n].rec = rec;
+		pkts[n].data = (const uint8_t *)(rec + 1);
+		n++;
+	}
+	return n;
+}
+
+void ringcap_release(struct ringcap *rc)
+{
+	if (!rc->hdr)
+		return;
+	/* Release: our reads of the frames are done before reuse. */
+	__atomic_store_n(&rc->hdr->consumer, rc->cursor, __ATOMIC_RELEASE);
+}
+
+/* Why poll() said POLLERR. */
+static int rc_poll_error(struct ringcap *rc)
+{
+	socklen_t len = sizeof(int);
+	int err = 0;
+
+	if (getsockopt(rc->fd, SOL_SOCKET, SO_ERROR, &err, &len))
+		return rc_fail(rc, errno, "reading the socket error: %s",
+			       strerror(errno));
+	/*
+	 * SO_ERROR clears the error, but a device that went away keeps the
+	 * socket in error: report the same errno every time.
+	 */
+	if (err)
+		rc->sticky_err = err;
+	else
+		err = rc->sticky_err;
+	if (err == ENODEV)
+		return rc_fail(rc, err, "the capture device went away");
+	if (err)
+		return rc_fail(rc, err, "socket error: %s", strerror(err));
+	return rc_fail(rc, EIO,
+		       "the kernel refused the ring's consumer position");
+}
+
+int ringcap_wait(struct ringcap *rc, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = rc->fd, .events = POLLIN };
+	int ret;
+
+	ret = poll(&pfd, 1, timeout_ms);
+	if (ret < 0)
+		return rc_fail(rc, errno, "poll: %s", strerror(errno));
+	if (!ret)
+		return 0;
+	/*
+	 * Readable wins over an error: frames captured before the device
+	 * went away can still be drained; the error comes once they are.
+	 */
+	if (pfd.revents & POLLIN)
+		return 1;
+	if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
+		return pfd.revents & POLLNVAL ?
+		       rc_fail(rc, EBADF, "poll: the socket is not open") :
+		       rc_poll_error(rc);
+	return 0;
+}

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Socket options: ring geometry, snaplen, promiscuous mode, the wake-up
+ * policy, classic BPF filters and the counters.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "internal.h"
+
+static const char *rc_optname(int name)
+{
+	switch (name) {
+	case RINGCAP_RING_SIZE:
+		return "ring size";
+	case RINGCAP_SNAPLEN:
+		return "snaplen";
+	case RINGCAP_WATERMARK:
+		return "watermark";
+	case RINGCAP_TIMEOUT_US:
+		return "timeout_us";
+	case RINGCAP_PROMISC:
+		return "promisc";
+	}
+	return "option";
+}
+
+static int rc_setopt(struct ringcap *rc, int name, uint32_t val)
+{
+	const char *why = "";
+
+	if (!setsockopt(rc->fd, SOL_RINGCAP, name, &val, sizeof(val)))
+		return 0;
+	if (errno == EBUSY)
+		why = " (the ring already exists: set it before bind/map)";
+	else if (errno == EINVAL)
+		why = " (out of range)";
+	return rc_fail(rc, errno, "setting %s to %u: %s%s", rc_optname(name),
+		       val, strerror(errno), why);
+}
+
+int ringcap_set_ring_size(struct ringcap *rc, uint32_t bytes)
+{
+	return rc_setopt(rc, RINGCAP_RING_SIZE, bytes);
+}
+
+int ringcap_set_snaplen(struct ringcap *rc, uint32_t snaplen)
+{
+	return rc_setopt(rc, RINGCAP_SNAPLEN, snaplen);
+}
+
+int ringcap_set_promisc(struct ringcap *rc, int on)
+{
+	return rc_setopt(rc, RINGCAP_PROMISC, on ? 1 : 0);
+}
+
+int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
+		       uint32_t timeout_us)
+{
+	if (watermark != RINGCAP_WAKEUP_KEEP &&
+	    rc_setopt(rc, RINGCAP_WATERMARK, watermark))
+		return -1;
+	if (timeout_us != RINGCAP_WAKEUP_KEEP &&
+	    rc_setopt(rc, RINGCAP_TIMEOUT_US, timeout_us))
+		return -1;
+	return 0;
+}
+
+int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog)
+{
+	if (!setsockopt(rc->fd, SOL_SOCKET, SO_ATTACH_FILTER, prog,
+			sizeof(*prog)))
+		return 0;
+	return rc_fail(rc, errno, "attaching a %u-instruction BPF filter: %s",
+		       prog ? prog->len : 0, strerror(errno));
+}
+
+int ringcap_clear_filter(struct ringcap *rc)
+{
+	int dummy = 0;
+
+	/* ENOENT only means there was no filter: the goal is reached. */
+	if (!setsockopt(rc->fd, SOL_SOCKET, SO_DETACH_FILTER, &dummy,
+			sizeof(dummy)) || errno == ENOENT)
+		return 0;
+	return rc_fail(rc, errno, "detaching the BPF filter: %s",
+		       strerror(errno));
+}
+
+int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st)
+{
+	socklen_t len = sizeof(*st);
+
+	/* A shorter answer (an older module) leaves the rest zero. */
+	memset(st, 0, sizeof(*st));
+	if (!getsockopt(rc->fd, SOL_RINGCAP, RINGCAP_STATS, st, &len))
+		return 0;
+	return rc_fail(rc, errno, "reading the counters: %s", strerror(errno));
+}

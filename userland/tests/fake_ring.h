@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A ring in ordinary memory with a producer that follows the protocol of
+ * linux/ringcap.h as the kernel does (records never wrap, a pad record
+ * fills the tail, release store of producer), so the library's reader can
+ * be tested on any host. The producer is written from the ABI text, not
+ * from the module's code, so the two are checked against each other.
+ */
+#ifndef RC_FAKE_RING_H
+#define RC_FAKE_RING_H
+
+#include <stdint.h>
+#include "internal.h"
+
+struct fake_ring {
+	struct ringcap_ring_hdr *hdr;
+	struct ringcap_ring_info info;
+	uint8_t *data;
+	uint64_t prod;		/* producer's own position */
+	unsigned long pads;	/* pad records written */
+	struct ringcap *rc;	/* a handle reading this ring */
+};
+
+/*
+ * data_size bytes of data (a power of two), positions starting at start
+ * (8-aligned; lets tests begin near the end of the area or near 2^64).
+ */
+void fake_ring_init(struct fake_ring *fr, uint32_t data_size,
+		    uint64_t start);
+void fake_ring_free(struct fake_ring *fr);
+
+/*
+ * Reserve room for caplen bytes, as the kernel does, and return the record
+ * to fill (rec_len, flags, caplen and wire_len are set), or NULL when the
+ * ring is full. Publish it with fake_ring_commit().
+ */
+struct ringcap_rec *fake_ring_reserve(struct fake_ring *fr, uint32_t caplen);
+void fake_ring_commit(struct fake_ring *fr, struct ringcap_rec *rec);
+
+/* A frame of caplen bytes, each byte (seq + i) & 0xff; 0 or -1 if full. */
+int fake_ring_put(struct fake_ring *fr, uint32_t caplen, uint32_t seq);
+/* Does a frame hold what fake_ring_put(caplen, seq) wrote? */
+int fake_frame_ok(const struct ringcap_pkt *pkt, uint32_t caplen,
+		  uint32_t seq);
+
+#endif /* RC_FAKE_RING_H */

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The library's reader against rings in ordinary memory: header checks,
+ * batches, release, pad records, wrap-around of the area and of the 64-bit
+ * positions, and refusal of every kind of corrupt record.
+ */
+#include <errno.h>
+#include <string.h>
+#include "fake_ring.h"
+#include "tap.h"
+
+#define SIZE	4096
+#define HDR	sizeof(struct ringcap_rec)
+
+static void hdr_checks(void)
+{
+	struct ringcap_ring_info info;
+	struct ringcap_ring_hdr h;
+	struct fake_ring fr;
+	struct ringcap *rc;
+	int ret;
+
+	fake_ring_init(&fr, SIZE, 0);
+	rc = fr.rc;
+	info = fr.info;
+	h = *fr.hdr;
+	ok(!rc_check_hdr(rc, &h, &info), "a good header is accepted");
+
+	/* Each check runs before ok(): argument order is unspecified. */
+	h.magic = 0x12345678;
+	errno = 0;
+	ret = rc_check_hdr(rc, &h, &info);
+	ok(ret && errno == EPROTO &&
+	   strstr(ringcap_errmsg(rc), "magic"),
+	   "bad magic: EPROTO (%s)", ringcap_errmsg(rc));
+	h = *fr.hdr;
+	h.abi_version = RINGCAP_ABI_VERSION + 1;
+	errno = 0;
+	ret = rc_check_hdr(rc, &h, &info);
+	ok(ret && errno == EPROTO &&
+	   strstr(ringcap_errmsg(rc), "ABI version 2") &&
+	   strstr(ringcap_errmsg(rc), "ABI version 1"),
+	   "ABI mismatch: EPROTO naming both versions (%s)",
+	   ringcap_errmsg(rc));
+	h = *fr.hdr;
+	h.rec_hdr_len = HDR + 8;
+	ret = rc_check_hdr(rc, &h, &info);
+	ok(ret && errno == EPROTO,
+	   "other record header size: EPROTO (%s)", ringcap_errmsg(rc));
+	h = *fr.hdr;
+	h.data_size = SIZE - 8;
+	info.data_size = SIZE - 8;
+	ret = rc_check_hdr(rc, &h, &info);
+	ok(ret && errno == EPROTO,
+	   "data size not a power of two: EPROTO (%s)", ringcap_errmsg(rc));
+	h = *fr.hdr;
+	info = fr.info;
+	info.mmap_size = SIZE;
+	ret = rc_check_hdr(rc, &h, &info);
+	ok(ret && errno == EPROTO,
+	   "data area beyond the mapping: EPROTO (%s)", ringcap_errmsg(rc));
+	info = fr.info;
+	info.data_size = SIZE * 2;
+	ok(rc_check_hdr(rc, &h, &info) && errno == EPROTO,
+	   "header and ring info disagree: EPROTO");
+	fake_ring_free(&fr);
+}
+
+static void batches(void)
+{
+	struct ringcap_pkt pkts[8];
+	struct fake_ring fr;
+	int n, i, good;
+
+	fake_ring_init(&fr, SIZE, 0);
+	ok(ringcap_recv_batch(fr.rc, pkts, 8) == 0, "empty ring: 0 frames");
+
+	fake_ring_put(&fr, 60, 1);
+	fake_ring_put(&fr, 0, 2);
+	fake_ring_put(&fr, 1514, 3);
+	n = ringcap_recv_batch(fr.rc, pkts, 8);
+	ok(n == 3 && fake_frame_ok(&pkts[0], 60, 1) &&
+	   fake_frame_ok(&pkts[1], 0, 2) && fake_frame_ok(&pkts[2], 1514, 3),
+	   "three frames (60, 0, 1514 bytes) read in order, intact");
+	ok(pkts[0].rec->rec_len == 104,
+	   "a 60-byte frame takes 104 bytes of ring (<= 128)");
+	ok(ringcap_recv_batch(fr.rc, pkts, 8) == 0,
+	   "the next batch continues after them: 0 frames");
+	ok(fr.hdr->consumer == 0, "consumer unchanged before release");
+	ringcap_release(fr.rc);
+	ok(fr.hdr->consumer == fr.prod, "release publishes the read position");
+
+	for (i = 0; i < 5; i++)
+		fake_ring_put(&fr, 100, 10 + i);
+	good = ringcap_recv_batch(fr.rc, pkts, 2) == 2 &&
+	       fake_frame_ok(&pkts[1], 100, 11);
+	good &= ringcap_recv_batch(fr.rc, pkts, 2) == 2 &&
+		fake_frame_ok(&pkts[0], 100, 12);
+	good &= ringcap_recv_batch(fr.rc, pkts, 2) == 1 &&
+		fake_frame_ok(&pkts[0], 100, 14);
+	ok(good, "max bounds a batch; later batches pick up where it stopped");
+	ok(ringcap_recv_batch(fr.rc, pkts, 0) == 0, "max 0: 0 frames");
+	ringcap_release(fr.rc);
+	fake_ring_free(&fr);
+}
+
+/* Start 8 bytes before the end of the area: the pad is a bare 8 bytes. */
+static void short_pad(void)
+{
+	struct ringcap_pkt pkts[4];
+	struct fake_ring fr;
+	int n;
+
+	fake_ring_init(&fr, SIZE, 3 * SIZE - 8);
+	fake_ring_put(&fr, 64, 7);
+	n = ringcap_recv_batch(fr.rc, pkts, 4);
+	ok(fr.pads == 1 && n == 1 && fake_frame_ok(&pkts[0], 64, 7) &&
+	   (const uint8_t *)pkts[0].rec == fr.data,
+	   "an 8-byte pad at the end of the area is skipped; frame at 0");
+	ringcap_release(fr.rc);
+	ok(fr.hdr->consumer == 3 * SIZE + 104,
+	   "consumer moves past the pad and the frame");
+	fake_ring_free(&fr);
+}
+
+/*
+ * Many frames of varying size through a small ring, read in varying
+ * batches: the area wraps hundreds of times, and with start near 2^64
+ * the positions wrap too.
+ */
+static void wrap(uint64_t start, const char *what)
+{
+	uint32_t seq_w = 0, seq_r = 0, caplen_of[1024];
+	struct ringcap_pkt pkts[16];
+	struct fake_ring fr;
+	int n, i, bad = 0;
+	uint32_t len;
+
+	fake_ring_init(&fr, SIZE, start);
+	while (seq_r < 20000 && !bad) {
+		/* Fill until full, with sizes that leave odd tails. */
+		for (;;) {
+			len = (seq_w * 37) % 700;
+			if (fake_ring_put(&fr, len, seq_w))
+				break;
+			caplen_of[seq_w++ % 1024] = len;
+		}
+		n = ringcap_recv_batch(fr.rc, pkts, 1 + seq_r % 16);
+		if (n <= 0)
+			bad = 1;
+		for (i = 0; i < n; i++, seq_r++)
+			if (!fake_frame_ok(&pkts[i], caplen_of[seq_r % 1024],
+					   seq_r))
+				bad = 1;
+		ringcap_release(fr.rc);
+	}
+	ok(!bad && fr.pads > 100,
+	   "%s: %u frames in order and intact across %lu pads", what, seq_r,
+	   fr.pads);
+	fake_ring_free(&fr);
+}
+
+/* Overwrite one field of the first record and expect EIO. */
+static void corrupt_one(const char *what, uint32_t rec_len, uint16_t flags,
+			uint32_t caplen)
+{
+	struct ringcap_pkt pkts[4];
+	struct ringcap_rec *rec;
+	struct fake_ring fr;
+	int ret;
+
+	fake_ring_init(&fr, SIZE, 0);
+	fake_ring_put(&fr, 200, 1);
+	fake_ring_put(&fr, 200, 2);
+	rec = (struct ringcap_rec *)fr.data;
+	rec->rec_len = rec_len;
+	rec->flags = flags;
+	rec->caplen = caplen;
+	errno = 0;
+	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ok(ret == -1 && errno == EIO &&
+	   strstr(ringcap_errmsg(fr.rc), "corrupt"),
+	   "%s: EIO (%s)", what, ringcap_errmsg(fr.rc));
+	fake_ring_free(&fr);
+}
+
+static void corruption(void)
+{
+	struct ringcap_pkt pkts[4];
+	struct ringcap_rec *rec;
+	struct fake_ring fr;
+	int ret;
+
+	corrupt_one("rec_len 0", 0, 0, 0);
+	corrupt_one("rec_len not a multiple of 8", 244, 0, 200);
+	corrupt_one("rec_len shorter than a record header", 16, 0, 0);
+	corrupt_one("rec_len past the producer", 488, 0, 200);
+	corrupt_one("rec_len across the end of the area", SIZE + 8, 0, 200);
+	corrupt_one("caplen larger than the record", 248, 0, 209);
+	corrupt_one("pad that stops short of the end", 248, RINGCAP_REC_PAD, 0);
+
+	fake_ring_init(&fr, SIZE, 0);
+	fake_ring_put(&fr, 100, 1);
+	fr.hdr->producer = (uint64_t)-8;
+	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ok(ret == -1 && errno == EIO,
+	   "producer behind the read position: EIO (%s)",
+	   ringcap_errmsg(fr.rc));
+	fr.hdr->producer = SIZE + 8;
+	ok(ringcap_recv_batch(fr.rc, pkts, 4) == -1 && errno == EIO,
+	   "producer more than a ring ahead: EIO");
+	fr.hdr->producer = 4;
+	ok(ringcap_recv_batch(fr.rc, pkts, 4) == -1 && errno == EIO,
+	   "unaligned producer: EIO");
+	fake_ring_free(&fr);
+
+	/* Good frames before a bad one are delivered first. */
+	fake_ring_init(&fr, SIZE, 0);
+	fake_ring_put(&fr, 100, 1);
+	fake_ring_put(&fr, 100, 2);
+	fake_ring_put(&fr, 100, 3);
+	rec = (struct ringcap_rec *)(fr.data + 2 * 144);
+	rec->caplen = 5000;
+	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ok(ret == 2 && fake_frame_ok(&pkts[1], 100, 2),
+	   "frames before a corrupt record are returned (%d)", ret);
+	ringcap_release(fr.rc);
+	ok(ringcap_recv_batch(fr.rc, pkts, 4) == -1 && errno == EIO &&
+	   fr.hdr->consumer == 2 * 144,
+	   "then EIO, and the consumer stops at the corrupt record");
+	fake_ring_free(&fr);
+}
+
+static void unmapped(void)
+{
+	struct ringcap rc = { .fd = -1 };
+	struct ringcap_pkt pkt;
+
+	errno = 0;
+	ok(ringcap_recv_batch(&rc, &pkt, 1) == -1 && errno == EINVAL,
+	   "recv_batch before map: EINVAL");
+	ringcap_release(&rc);
+	ok(!ringcap_hdr(&rc), "release before map is harmless; no header");
+}
+
+int main(void)
+{
+	hdr_checks();
+	batches();
+	short_pad();
+	wrap(0, "positions from 0");
+	wrap((uint64_t)-5 * SIZE - 40, "positions across 2^64");
+	corruption();
+	unmapped();
+	return tap_done();
+}

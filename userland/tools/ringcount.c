@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ringcount: count the frames a ringcap socket captures on DEV or DEV@QUEUE,
+ * per second and in total, next to every loss counter the kernel keeps.
+ *
+ * The last line is a summary for scripts, one "key=value" per counter:
+ *
+ *   ringcount: dev=eth0 queue=all captured=1009 dropped=0 filtered=0
+ *   nic_dropped=0 wakeups=17 seconds=1.23 received=1009 bytes=64576
+ *   bad_consumer=0
+ *
+ * (one line). captured counts frames this program read; received counts
+ * frames the kernel wrote into the ring, which is larger only by what was
+ * still unread when the program stopped.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include "libringcap.h"
+
+#define PROG		"ringcount"
+#define BATCH		256
+#define NSEC		1000000000ULL
+#define EXIT_USAGE	2
+
+struct opts {
+	const char *spec;
+	char ifname[IFNAMSIZ];
+	int queue;
+	unsigned long long count;	/* 0: no limit */
+	double duration;		/* seconds, 0: no limit */
+	uint32_t snaplen;		/* 0: the socket's default */
+	uint32_t watermark;		/* RINGCAP_WAKEUP_KEEP: default */
+	uint32_t timeout_us;		/* RINGCAP_WAKEUP_KEEP: default */
+	uint32_t ring_size;		/* 0: the module's default */
+	int quiet;
+};
+
+struct tally {
+	unsigned long long frames;
+	unsigned long long bytes;	/* wire bytes */
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " PROG " -i DEV[@QUEUE] [options]\n"
+		"Count frames captured through ringcap, per second and in total.\n"
+		"\n"
+		"  -i, --interface DEV[@Q]  device, all RX queues, or only queue Q\n"
+		"  -c, --count N            stop after N frames\n"
+		"  -d, --duration SEC       stop after SEC seconds (may be fractional)\n"
+		"  -s, --snaplen BYTES      bytes kept per frame (1..65535)\n"
+		"  -w, --watermark N        wake after N frames (1 = immediate)\n"
+		"  -t, --timeout US         wake US microseconds after the first frame\n"
+		"                           (0 = only by the watermark)\n"
+		"  -r, --ring-size BYTES    ring data size, a power of two (k/M suffix)\n"
+		"  -q, --quiet              no per-second lines, only the summary\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Per-second lines: t= fps= mbps= total= dropped= filtered= nic_dropped=\n"
+		"Last line: " PROG ": dev= queue= captured= dropped= filtered=\n"
+		"           nic_dropped= wakeups= seconds= received= bytes= bad_consumer=\n"
+		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n");
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs(PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry '" PROG " --help'.\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+/* Unsigned decimal in [min, max]; with suffixes, k/M multiply by 2^10/2^20. */
+static unsigned long long parse_num(int opt, const char *s,
+				    unsigned long long min,
+				    unsigned long long max, int suffixes)
+{
+	unsigned long long val;
+	char *end;
+
+	errno = 0;
+	val = strtoull(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || errno || end == s)
+		goto bad;
+	if (suffixes && (*end == 'k' || *end == 'K') && val <= (max >> 10)) {
+		val <<= 10;
+		end++;
+	} else if (suffixes && (*end == 'm' || *end == 'M') &&
+		   val <= (max >> 20)) {
+		val <<= 20;
+		end++;
+	}
+	if (*end || val < min || val > max)
+		goto bad;
+	return val;
+bad:
+	if (max == ~0ULL)
+		bad_usage("-%c: expected a number >= %llu, got '%s'", opt, min,
+			  s);
+	bad_usage("-%c: expected a number in %llu..%llu, got '%s'", opt, min,
+		  max, s);
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "interface", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "snaplen", required_argument, NULL, 's' },
+		{ "watermark", required_argument, NULL, 'w' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "ring-size", required_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->watermark = RINGCAP_WAKEUP_KEEP;
+	o->timeout_us = RINGCAP_WAKEUP_KEEP;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:t:r:qh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->spec = optarg;
+			break;
+		case 'c':
+			o->count = parse_num(c, optarg, 1, ~0ULL, 0);
+			break;
+		case 'd':
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o->duration > 0 && o->duration <= 1e7))
+				bad_usage("-d: expected seconds > 0, got '%s'",
+					  optarg);
+			break;
+		case 's':
+			o->snaplen = parse_num(c, optarg, 1, 65535, 0);
+			break;
+		case 'w':
+			o->watermark = parse_num(c, optarg, 1, 1 << 20, 0);
+			break;
+		case 't':
+			o->timeout_us = parse_num(c, optarg, 0, 10000000, 0);
+			break;
+		case 'r':
+			o->ring_size = parse_num(c, optarg, 4096, 1U << 31, 1);
+			if (o->ring_size & (o->ring_size - 1))
+				bad_usage("-r: %u is not a power of two",
+					  o->ring_size);
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			if (optopt)
+				bad_usage("option -%c needs an argument",
+					  optopt);
+			bad_usage("option '%s' needs an argument",
+				  argv[optind - 1]);
+		default:
+			if (optopt)
+				bad_usage("unknown option -%c", optopt);
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad_usage("unexpected argument '%s'", argv[optind]);
+	if (!o->spec)
+		bad_usage("-i DEV[@QUEUE] is required");
+	if (ringcap_parse_spec(o->spec, o->ifname, sizeof(o->ifname),
+			       &o->queue))
+		bad_usage("-i: bad device '%s': expected DEV or DEV@QUEUE",
+			  o->spec);
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+static const char *queue_str(const struct opts *o, char *buf, size_t len)
+{
+	if (o->queue < 0)
+		return "all";
+	snprintf(buf, len, "%d", o->queue);
+	return buf;
+}
+
+/* Open, configure, bind and map; exits with a message on failure. */
+static struct ringcap *setup(const struct opts *o)
+{
+	struct ringcap *rc;
+	int bad_arg;
+
+	if (access("/sys/module/ringcap", F_OK)) {
+		fprintf(stderr,
+			PROG ": ringcap module not loaded (no /sys/module/ringcap)\n");
+		exit(1);
+	}
+	rc = ringcap_open();
+	if (!rc) {
+		if (errno == EAFNOSUPPORT)
+			fprintf(stderr,
+				PROG ": ringcap module not loaded (no family in /sys/module/ringcap/parameters)\n");
+		else
+			fprintf(stderr,
+				PROG ": cannot open a ringcap socket: %s%s\n",
+				strerror(errno),
+				errno == EPERM ? " (needs CAP_NET_RAW)" : "");
+		exit(1);
+	}
+	if ((o->ring_size && ringcap_set_ring_size(rc, o->ring_size)) ||
+	    (o->snaplen && ringcap_set_snaplen(rc, o->snaplen)) ||
+	    ringcap_set_wakeup(rc, o->watermark, o->timeout_us)) {
+		/* The kernel refusing a value is still a bad argument. */
+		bad_arg = errno == EINVAL;
+		fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
+		exit(bad_arg ? EXIT_USAGE : 1);
+	}
+	if (ringcap_bind(rc, o->ifname, o->queue) || ringcap_map(rc)) {
+		fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
+		exit(1);
+	}
+	return rc;
+}
+
+static void print_second(struct ringcap *rc, const struct tally *now,
+			 const struct tally *prev, double t, double dt)
+{
+	struct ringcap_stats st;
+
+	if (ringcap_stats(rc, &st))
+		memset(&st, 0, sizeof(st));
+	printf("t=%.2f fps=%.0f mbps=%.2f total=%llu dropped=%llu filtered=%llu nic_dropped=%llu\n",
+	       t, (now->frames - prev->frames) / dt,
+	       (now->bytes - prev->bytes) * 8 / dt / 1e6, now->frames,
+	       (unsigned long long)st.dropped,
+	       (unsigned long long)st.filtered,
+	       (unsigned long long)st.nic_dropped);
+	fflush(stdout);
+}
+
+static void print_summary(struct ringcap *rc, const struct opts *o,
+			  const struct tally *tl, double seconds)
+{
+	struct ringcap_stats st;
+	char qbuf[16];
+
+	/* Counters survive the device going away, so this normally works. */
+	if (ringcap_stats(rc, &st))
+		memset(&st, 0, sizeof(st));
+	printf(PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu\n",
+	       o->ifname, queue_str(o, qbuf, sizeof(qbuf)), tl->frames,
+	       (unsigned long long)st.dropped,
+	       (unsigned long long)st.filtered,
+	       (unsigned long long)st.nic_dropped,
+	       (unsigned long long)st.wakeups, seconds,
+	       (unsigned long long)st.received, tl->bytes,
+	       (unsigned long long)st.bad_consumer);
+	fflush(stdout);
+}
+
+/* Milliseconds until the earlier of two instants (0: none), at least 1. */
+static int wait_ms(unsigned long long now, unsigned long long a,
+		   unsigned long long b)
+{
+	unsigned long long until = a;
+
+	if (b && b < until)
+		until = b;
+	if (until <= now)
+		return 1;
+	return (int)((until - now + 999999) / 1000000);
+}
+
+/* The capture loop; returns the exit status. */
+static int count(struct ringcap *rc, const struct opts *o)
+{
+	unsigned long long start, now, tick, last, deadline = 0;
+	struct ringcap_pkt pkts[BATCH];
+	struct tally tl = { 0 }, prev = { 0 };
+	int i, n, want, status = 0;
+
+	start = now_ns();
+	last = start;
+	tick = start + NSEC;
+	if (o->duration)
+		deadline = start + (unsigned long long)(o->duration * NSEC);
+
+	while (!stop) {
+		want = BATCH;
+		if (o->count && o->count - tl.frames < BATCH)
+			want = (int)(o->count - tl.frames);
+		n = ringcap_recv_batch(rc, pkts, want);
+		if (n < 0) {
+			fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
+			status = 1;
+			break;
+		}
+		for (i = 0; i < n; i++)
+			tl.bytes += pkts[i].rec->wire_len;
+		tl.frames += n;
+		if (n)
+			ringcap_release(rc);
+		if (o->count && tl.frames >= o->count)
+			break;
+
+		now = now_ns();
+		if (now >= tick) {
+			if (!o->quiet)
+				print_second(rc, &tl, &prev,
+					     (now - start) / 1e9,
+					     (now - last) / 1e9);
+			prev = tl;
+			last = now;
+			while (tick <= now)
+				tick += NSEC;
+		}
+		if (deadline && now >= deadline)
+			break;
+		if (n)
+			continue;	/* more may be ready: no sleep yet */
+
+		/*
+		 * Sleep until the kernel's wake-up policy says so, but no
+		 * later than the next report or the deadline. A signal
+		 * interrupts poll() (no SA_RESTART) and is seen above.
+		 */
+		if (ringcap_wait(rc, wait_ms(now, tick, deadline)) < 0 &&
+		    errno != EINTR) {
+			fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
+			status = 1;
+			break;
+		}
+	}
+	print_summary(rc, o, &tl, (now_ns() - start) / 1e9);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa;
+	struct ringcap *rc;
+	struct opts o;
+	int status;
+
+	parse_args(argc, argv, &o);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	rc = setup(&o);
+	status = count(rc, &o);
+	ringcap_close(rc);
+	return status;
+}

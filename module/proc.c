@@ -39,7 +39,7 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs)
 
 static int ringcap_proc_show(struct seq_file *seq, void *v)
 {
-	struct net *net = seq_file_net(seq);
+	struct net *net = seq_file_single_net(seq);
 	struct ringcap_sock *rs;
 
 	seq_printf(seq, "ringcap %s abi %d family %u transparent_mode %d ring_size %u max_ring_mem %u watermark %u timeout_us %u\n",

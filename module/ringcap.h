@@ -20,7 +20,10 @@
 #include <net/sock.h>
 #include "uapi/linux/ringcap.h"
 
-#define RINGCAP_VERSION "0.1.0"
+/* From the VERSION file at the top of the package (module/Kbuild). */
+#ifndef RINGCAP_VERSION
+#error "RINGCAP_VERSION comes from module/Kbuild"
+#endif
 
 /* Module parameters (params.c). */
 extern unsigned int ringcap_family_nr;

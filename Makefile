@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ringcap build entry points. The kernel modules are built with the
+# kernel's kbuild through the top-level Kbuild (as DKMS does), for each
+# supported kernel rather than the running one (this host runs a kernel
+# without headers, and the tests boot Debian's kernels in QEMU anyway).
+#
+#   make              userland + modules for every kernel (build/KVER/)
+#   make module       modules only, W=1 (warnings shown)
+#   make module-w1    modules, W=1, any warning fails
+#   make selftests    test programs and the test netdev module
+#   make dkms-install install the modules through DKMS (root)
+#   make check        everything above + selftests in a guest per kernel
+#   make check-debug  selftests on the debug kernel (KASAN, lockdep, ...)
+#   make demo         capture from a simulated device in a guest
+#   make clean
+#
+# KVERS="..." picks the kernels (default: scripts/kernels.sh).
+
+KVERS ?= $(shell scripts/kernels.sh)
+export RINGCAP_KERNELS := $(KVERS)
+
+.PHONY: all userland module module-w1 selftests dkms-install check \
+	check-debug demo clean help
+
+all: userland module
+
+userland:
+	@if [ -f userland/Makefile ]; then $(MAKE) -C userland; \
+	else echo "userland: nothing to build yet"; fi
+
+module:
+	scripts/build-module.sh $(KVERS)
+
+module-w1:
+	scripts/build-module.sh --strict $(KVERS)
+
+selftests:
+	@if [ -f selftests/Makefile ]; then $(MAKE) -C selftests all KVERS="$(KVERS)"; \
+	else echo "selftests: nothing to build yet"; fi
+
+dkms-install:
+	scripts/dkms-install.sh $(KVERS)
+
+check:
+	scripts/check.sh $(KVERS)
+
+# The debug tier belongs to scripts/check-debug.sh (built on
+# scripts/debug-kernel.sh); this target only finds it.
+check-debug:
+	@if [ -x scripts/check-debug.sh ]; then scripts/check-debug.sh; \
+	else echo "check-debug: scripts/check-debug.sh not there yet;" \
+		"scripts/debug-kernel.sh build makes the kernel" >&2; exit 1; fi
+
+demo:
+	scripts/demo.sh
+
+clean:
+	rm -rf build
+	@if [ -f userland/Makefile ]; then $(MAKE) -C userland clean; fi
+	@if [ -f selftests/Makefile ]; then $(MAKE) -C selftests clean; fi
+
+help:
+	@sed -n '/^#   make/s/^#   //p' Makefile

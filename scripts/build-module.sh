@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build the package's kernel modules for each given kernel, the way DKMS
+# does (one kbuild pass over the top-level Kbuild), with W=1.
+#
+#   build-module.sh [--strict] [KVER...]    default: scripts/kernels.sh
+#
+# Each kernel gets a staging copy of the source in build/KVER/src (kbuild
+# writes its objects beside the sources, and the checkout must stay clean);
+# copies keep their timestamps so a rebuild recompiles only what changed.
+# The modules end up in build/KVER/src/<dir>/*.ko, the log in
+# build/KVER/module.log.
+#
+# --strict fails if the compiler, modpost or objtool printed any warning,
+# or if the built ringcap.ko's version differs from the VERSION file.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+strict=0
+if [ "${1:-}" = --strict ]; then strict=1; shift; fi
+if [ $# -eq 0 ]; then
+	read -r -a kvers <<<"$("$top/scripts/kernels.sh")"
+else
+	kvers=("$@")
+fi
+version=$(sed -n '/^[0-9]/{p;q}' "$top/VERSION")
+jobs=${JOBS:-$(nproc)}
+
+fail=0
+for k in "${kvers[@]}"; do
+	kdir=/lib/modules/$k/build
+	[ -e "$kdir/Makefile" ] || { echo "build-module: no headers for $k ($kdir)" >&2; exit 1; }
+	out=$top/build/$k
+	src=$out/src
+	mkdir -p "$src"
+	(cd "$top" && scripts/pkg-files.sh | xargs -r -d '\n' cp --parents -pu -t "$src")
+
+	log=$out/module.log
+	if ! make -C "$kdir" M="$src" W=1 -j"$jobs" modules >"$log" 2>&1; then
+		cat "$log" >&2
+		echo "build-module: $k: build FAILED (log $log)" >&2
+		fail=1
+		continue
+	fi
+	warnings=$(grep -i 'warning' "$log" || true)
+	built=$(cd "$src" && find . -name '*.ko' | sed 's|^\./||' | sort | tr '\n' ' ')
+	if [ -n "$warnings" ]; then
+		echo "$warnings" >&2
+		echo "build-module: $k: $(echo "$warnings" | wc -l) warning line(s) with W=1 (log $log)" >&2
+		[ "$strict" = 0 ] || fail=1
+	else
+		echo "build-module: $k: ok, W=1 clean: $built"
+	fi
+	v=$(modinfo -F version "$src/module/ringcap.ko" 2>/dev/null || true)
+	if [ "$v" != "$version" ]; then
+		echo "build-module: $k: ringcap.ko says version '$v', VERSION says '$version'" >&2
+		[ "$strict" = 0 ] || fail=1
+	fi
+done
+exit "$fail"

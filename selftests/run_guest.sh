@@ -1,0 +1,135 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run every ringcap selftest inside a test guest, as root, and print one
+# combined TAP stream: results renumbered, each named after its test
+# program ("receive: path.sim_mode1.frames_arrive_byte_exact_in_order").
+#
+#   selftests/run_guest.sh [KBUILD_DIR]
+#
+#   KBUILD_DIR      where this kernel's ringcap_sim.ko is
+#                   (default: selftests/build/$(uname -r))
+#   RC_BIN          test programs (default: selftests/build/bin)
+#   RC_TESTS        run only these programs, e.g. "receive lifecycle.sh"
+#   RC_RINGCAP_KO   insmod this ringcap.ko instead of `modprobe ringcap`
+#                   (the DKMS-installed module)
+#   RC_TEST_TIMEOUT seconds per program (default 1200)
+#
+# It loads ringcap (from DKMS) and ringcap_sim, runs the C tests, then
+# lifecycle.sh (which unloads and reloads the modules), then checks the
+# kernel log for oopses and warnings. A module that fails to load shows as
+# failed setup lines and failed tests, never as a crash of this script.
+# Exit status: 0 if nothing failed, 1 otherwise.
+#
+# Expects a throw-away guest (scripts/vm/run): it writes only to /tmp, but
+# changes global settings such as net.core.netdev_max_backlog.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KB=${1:-$here/build/$(uname -r)}
+BIN=${RC_BIN:-$here/build/bin}
+TESTS=${RC_TESTS:-socket_api receive ring wakeup modes lifecycle lifecycle.sh}
+TIMEOUT=${RC_TEST_TIMEOUT:-1200}
+
+n=0
+failed=0
+skipped=0
+
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
+
+# The harness (and lifecycle.sh) treat a missing module as a failure, not
+# a skip, when run from here.
+export RC_REQUIRE=1
+export RC_BIN=$BIN
+export RC_SIM_KO=$KB/ringcap_sim.ko
+
+echo "TAP version 13"
+echo "# ringcap selftests on $(uname -r), $(nproc) CPUs"
+klog_start=$(dmesg | wc -l)
+
+# setup
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+sysctl -qw net.core.netdev_max_backlog=10000 || true
+if [ -d /sys/module/ringcap ]; then
+	ok "setup: ringcap already loaded"
+elif [ -n "${RC_RINGCAP_KO:-}" ]; then
+	if out=$(insmod "$RC_RINGCAP_KO" 2>&1); then
+		ok "setup: insmod $RC_RINGCAP_KO"
+	else
+		not_ok "setup: insmod $RC_RINGCAP_KO # $out"
+	fi
+elif out=$(modprobe ringcap 2>&1); then
+	ok "setup: modprobe ringcap ($(modinfo -F filename ringcap 2>/dev/null))"
+else
+	not_ok "setup: modprobe ringcap # $out"
+fi
+if [ -d /sys/module/ringcap_sim ]; then
+	ok "setup: ringcap_sim already loaded"
+elif out=$(insmod "$RC_SIM_KO" 2>&1); then
+	ok "setup: insmod $RC_SIM_KO"
+else
+	not_ok "setup: insmod $RC_SIM_KO # $out"
+fi
+
+# One program: stream its output, renumbering its results into ours.
+run_one() {
+	local name=$1 cmd=$2 line rc= results=0 fails=0 start=$SECONDS
+
+	echo "# ---- $name"
+	while IFS= read -r line; do
+		if [[ $line =~ ^__rc=([0-9]+)$ ]]; then
+			rc=${BASH_REMATCH[1]}
+		elif [[ $line =~ ^(not\ )?ok\ [0-9]+\ (.*)$ ]]; then
+			results=$((results + 1))
+			if [ -n "${BASH_REMATCH[1]}" ]; then
+				fails=$((fails + 1))
+				not_ok "$name: ${BASH_REMATCH[2]}"
+			else
+				[[ $line == *"# SKIP"* ]] && skipped=$((skipped + 1))
+				ok "$name: ${BASH_REMATCH[2]}"
+			fi
+		elif [[ $line =~ ^TAP\ version || $line =~ ^1\.\.[0-9]+$ ]]; then
+			:
+		elif [[ $line == \#* ]]; then
+			echo "$line"
+		else
+			echo "# $line"
+		fi
+	done < <(timeout -k 10 "$TIMEOUT" "$cmd" 2>&1 </dev/null; echo "__rc=$?")
+
+	echo "# ---- $name: exit ${rc:-?}, $results results, $((SECONDS - start)) s"
+	if [ "$results" -eq 0 ]; then
+		not_ok "$name: no results (exit status ${rc:-?})"
+	elif [ "${rc:-1}" != 0 ] && [ "${rc:-1}" != 4 ] && [ "$fails" -eq 0 ]; then
+		not_ok "$name: exited with status ${rc:-?}"
+	fi
+}
+
+for t in $TESTS; do
+	if [[ $t == *.sh ]]; then
+		cmd=$here/$t
+	else
+		cmd=$BIN/$t
+	fi
+	if [ ! -x "$cmd" ]; then
+		not_ok "$t: $cmd missing (make -C selftests all)"
+		continue
+	fi
+	run_one "$t" "$cmd"
+done
+
+# The kernel must have stayed healthy throughout.
+bad=$(dmesg | tail -n +$((klog_start + 1)) |
+	grep -E 'BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kmemleak|possible circular locking|INFO: task .* blocked|Call Trace' |
+	head -n 20)
+if [ -z "$bad" ]; then
+	ok "kernel log: no oops, warning or BUG during the tests"
+else
+	echo "$bad" | sed 's/^/# /'
+	not_ok "kernel log: no oops, warning or BUG during the tests"
+fi
+
+echo "1..$n"
+echo "# $((n - failed - skipped)) passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]

@@ -176,6 +176,9 @@ int ringcap_sock_init(void)
 		       ringcap_family_nr,
 		       err == -EEXIST ? "already in use" : "out of range",
 		       AF_MAX);
+		/* modprobe takes EEXIST from init as "already loaded". */
+		if (err == -EEXIST)
+			err = -EBUSY;
 		goto err_proto;
 	}
 	return 0;

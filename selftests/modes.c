@@ -71,7 +71,11 @@ static void stack_flush(struct __test_metadata *_metadata,
 {
 	struct rc_spec m = { .seq = seq, .len = 60, .queue = 0,
 			     .run = MARKER_RUN };
-	unsigned int before = self->stack.n;
+	unsigned int before;
+
+	/* The sim delivers synchronously: what came before is queued now. */
+	rc_packet_drain(self->pkt, &self->stack);
+	before = self->stack.n;
 
 	RC_SET_MODE(mode);
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, &m, 1));

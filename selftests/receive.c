@@ -196,6 +196,7 @@ TEST_F_TIMEOUT(path, bpf_filter_passes_one_in_three, 180)
 	struct rc_ring r;
 	struct rc_cap cap;
 	unsigned int n;
+	int zero = 0;
 
 	specs = rc_specs(NULL, NFRAMES, 0, 0, 3, RC_LEN_VARIED);
 	want = rc_specs(NULL, NFRAMES, 0, 0, 3, RC_LEN_VARIED);
@@ -216,7 +217,8 @@ TEST_F_TIMEOUT(path, bpf_filter_passes_one_in_three, 180)
 	RC_EXPECT_FRAMES(&cap, want, n, dev_idx(&self->env), 65535, 0, 0);
 
 	/* without the filter every frame passes again */
-	ASSERT_EQ(0, setsockopt(r.fd, SOL_SOCKET, SO_DETACH_FILTER, NULL, 0));
+	ASSERT_EQ(0, setsockopt(r.fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
+				sizeof(zero)));
 	more = rc_specs(NULL, 10, NFRAMES, 0, 3, RC_LEN_VARIED);
 	ASSERT_EQ(0, feed(&self->f, more, 10));
 	RC_WAIT_ACCOUNTED(r.fd, NFRAMES + 10, &st);

@@ -538,7 +538,7 @@ TEST_F(sim, proc_shows_socket_device_queue_and_counters)
 	int fd2;
 
 	RC_SET_MODE(1);
-	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, 1, 65536));
+	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, 1, 1 << 20));
 	ASSERT_EQ(0, setsockopt(r.fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
 				sizeof(prog)));
 	fd2 = rc_socket();
@@ -564,7 +564,7 @@ TEST_F(sim, proc_shows_socket_device_queue_and_counters)
 	ASSERT_EQ(sb.st_ino, l.inode);
 	ASSERT_STREQ(self->env.sim, l.device);
 	ASSERT_STREQ("1", l.queue);
-	ASSERT_EQ(65536, l.ring_bytes);
+	ASSERT_EQ(1 << 20, l.ring_bytes);
 	ASSERT_EQ(136, l.received);
 	ASSERT_EQ(0, l.dropped);
 	ASSERT_EQ(267, l.filtered);
@@ -607,6 +607,7 @@ TEST(filter_attach_and_detach)
 	struct sock_filter good[] = { BPF_STMT(BPF_RET | BPF_K, 0xffff) };
 	struct sock_fprog p_bad = { .len = 2, .filter = bad };
 	struct sock_fprog p_good = { .len = 1, .filter = good };
+	int zero = 0;
 	int fd;
 
 	RC_REQUIRE(false);
@@ -617,8 +618,11 @@ TEST(filter_attach_and_detach)
 	ASSERT_EQ(EINVAL, errno);
 	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &p_good,
 				sizeof(p_good)));
-	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, NULL, 0));
-	ASSERT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, NULL, 0));
+	/* The socket core wants an int-sized optval even here. */
+	ASSERT_EQ(0, setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
+				sizeof(zero)));
+	ASSERT_EQ(-1, setsockopt(fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
+				 sizeof(zero)));
 	ASSERT_EQ(ENOENT, errno);
 	close(fd);
 }

@@ -4,13 +4,21 @@
 # `make check`: build everything, install the modules with DKMS and run
 # the selftests in one QEMU guest per supported kernel.
 #
-#   scripts/check.sh [--no-deps] [--guest-cmd CMD] [KVER...]
+#   scripts/check.sh [--no-deps] [--no-debug | --only-debug] [--guest-cmd CMD] [KVER...]
 #
 #   --no-deps        skip scripts/deps.sh (no apt)
+#   --no-debug       skip the debug-kernel tier
+#   --only-debug     run only the debug-kernel tier (make check-debug)
 #   --guest-cmd CMD  run CMD in the guests instead of selftests/run_guest.sh
 #                    (to iterate on one test; its output must be TAP)
 #   KVER...          kernels to test (default: scripts/kernels.sh)
-#   RINGCAP_CHECK_TIMEOUT  seconds per guest, boot included (default 900)
+#   RINGCAP_CHECK_TIMEOUT  seconds per guest, boot included (default 900;
+#                          the debug kernel gets twice that)
+#
+# The debug tier (last) builds scripts/debug-kernel.sh's KASAN/lockdep/
+# kmemleak/UBSAN kernel, or reuses its cache (about 20 minutes the first
+# time on 2 cores), builds ringcap.ko and the sim against it and runs the
+# same selftests; the runner fails the guest on any kernel report.
 #
 # Build steps that fail count as one failed test each and the run goes on,
 # so one report shows everything. A guest that times out, panics or logs a
@@ -23,10 +31,14 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 
 deps=1
+debug=1
+distro=1
 guest_cmd=selftests/run_guest.sh
 while [ $# -gt 0 ]; do
 	case $1 in
 	--no-deps) deps=0; shift ;;
+	--no-debug) debug=0; shift ;;
+	--only-debug) distro=0; shift ;;
 	--guest-cmd) guest_cmd=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	-*) echo "check: unknown option $1" >&2; exit 2 ;;
@@ -73,14 +85,42 @@ fi
 echo "==== check: kernels ${kvers[*]}"
 
 [ ! -f userland/Makefile ] || step userland make -C userland
+
+# Host-side tests of libringcap's reader and the tools (no module needed).
+tap_count() { # tap_count NAME FILE: add a TAP stream's results to the totals
+	local p s f line
+	knames+=("$1")
+	if [ ! -s "$2" ]; then
+		kresult[$1]="no results"
+		return 0
+	fi
+	p=$(grep -cE '^ok [0-9]+' "$2" || true)
+	s=$(grep -ciE '^ok [0-9]+.*# *skip' "$2" || true)
+	f=$(grep -cE '^not ok [0-9]+' "$2" || true)
+	passed=$((passed + p - s)) skipped=$((skipped + s)) failed=$((failed + f))
+	while IFS= read -r line; do
+		problems+=("$1: $line")
+	done < <(grep -E '^not ok [0-9]+' "$2" || true)
+	kresult[$1]="$((p - s)) passed, $f failed, $s skipped"
+}
+declare -A kresult=()
+knames=()
+if [ "$distro" = 1 ] && [ -f userland/Makefile ]; then
+	begin "userland tests"
+	mkdir -p build/check
+	make -s -C userland test >build/check/userland.tap 2>&1 || true
+	end "userland tests"
+	tap_count "host: userland" build/check/userland.tap
+fi
 step "module W=1" scripts/build-module.sh --strict "${kvers[@]}"
 [ ! -f selftests/Makefile ] || step selftests make -C selftests all KVERS="${kvers[*]}"
 step dkms scripts/dkms-install.sh "${kvers[@]}"
 
 # One guest per kernel, one after the other: each takes both host CPUs,
 # and the timing-sensitive tests (wake-up timers) want them undisturbed.
-declare -A kresult=()
-for k in "${kvers[@]}"; do
+guest() { # guest NAME TIMEOUT RUNNER-ARGS...
+	local k=$1 gtimeout=$2 dir vrc tap f verdict cause note boot
+	shift 2
 	begin "guest $k"
 	dir=$top/build/check/$k
 	rm -rf "$dir"
@@ -90,21 +130,15 @@ for k in "${kvers[@]}"; do
 		failed=$((failed + 1))
 		problems+=("$k: selftests/run_guest.sh missing")
 		end "guest $k"
-		continue
+		return
 	fi
 	vrc=0
-	scripts/vm/run -k "$k" --timeout "$timeout" --run-dir "$dir" -- "$guest_cmd" || vrc=$?
+	scripts/vm/run "$@" --timeout "$gtimeout" --run-dir "$dir" -- "$guest_cmd" || vrc=$?
 	end "guest $k"
 
 	tap=$dir/share/stdout
-	p=$(grep -cE '^ok [0-9]+' "$tap" 2>/dev/null || true)
-	s=$(grep -ciE '^ok [0-9]+.*# *skip' "$tap" 2>/dev/null || true)
+	tap_count "$k" "$tap"
 	f=$(grep -cE '^not ok [0-9]+' "$tap" 2>/dev/null || true)
-	p=$((${p:-0} - ${s:-0}))
-	passed=$((passed + p)) skipped=$((skipped + ${s:-0})) failed=$((failed + ${f:-0}))
-	while IFS= read -r line; do
-		problems+=("$k: $line")
-	done < <(grep -E '^not ok [0-9]+' "$tap" || true)
 
 	verdict=$(sed -n 's/.*verdict=\([a-z]*\).*/\1/p' "$dir/result" 2>/dev/null || true)
 	cause=$(sed -n 's/.* cause=//p' "$dir/result" 2>/dev/null || true)
@@ -120,13 +154,37 @@ for k in "${kvers[@]}"; do
 		note=", exit $vrc"
 	fi
 	boot=$(sed -n 's/.*boot_s=\([^ ]*\).*/\1/p' "$dir/result" 2>/dev/null || true)
-	kresult[$k]="$p passed, ${f:-0} failed, ${s:-0} skipped (boot ${boot:--}s)$note"
-done
+	kresult[$k]="${kresult[$k]:-no results} (boot ${boot:--}s)$note"
+}
+
+if [ "$distro" = 1 ]; then
+	for k in "${kvers[@]}"; do
+		guest "$k" "$timeout" -k "$k"
+	done
+fi
+
+# The debug tier: same tests, a kernel that reports what the distro
+# kernels let pass. Its modules are insmod'ed from the selftests build.
+if [ "$debug" = 1 ]; then
+	dk=
+	begin "debug kernel"
+	if dk=$(scripts/debug-kernel.sh build); then
+		end "debug kernel"
+		krel=$(cat "$dk/kernelrelease")
+		step "selftests $krel" make -C selftests all KVERS="$krel" KDIR="$dk/build"
+		guest "$krel" $((timeout * 2)) --kernel-image "$dk/bzImage" \
+			-e "RC_RINGCAP_KO=$top/selftests/build/$krel/ringcap.ko"
+	else
+		end "debug kernel"
+		failed=$((failed + 1))
+		problems+=("debug kernel build failed (see scripts/debug-kernel.sh)")
+	fi
+fi
 
 echo
 echo "==== check: results"
-for k in "${kvers[@]}"; do
-	printf '  %-22s %s\n' "$k" "${kresult[$k]:-not run}"
+for k in "${knames[@]}"; do
+	printf '  %-24s %s\n' "$k" "${kresult[$k]:-not run}"
 done
 if [ ${#problems[@]} -gt 0 ]; then
 	echo "  failures:"

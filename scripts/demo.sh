@@ -12,6 +12,7 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
+scripts/deps.sh
 k=${RINGCAP_DEMO_KERNEL:-$(scripts/kernels.sh | tr ' ' '\n' | grep '^6\.1\.' | head -n 1)}
 [ -n "$k" ] || { echo "demo: no 6.1 kernel (scripts/deps.sh)" >&2; exit 1; }
 

@@ -161,13 +161,15 @@ EXPORT_SYMBOL_GPL(ringcap_unregister_dev);
  * May be called from any context but hard IRQ; calls for one queue must
  * not run concurrently.
  *
- * Return: true if the driver must also pass the frame to the stack: always
- * in mode 0 (the rings then get it through the standard path), in mode 1,
- * and in mode 2 when no socket is bound to this device and queue.
+ * Return: RINGCAP_RX_STACK if the driver must also pass the frame to the
+ * stack: always in mode 0 (the rings then get it through the standard
+ * path), in mode 1, and in mode 2 when no socket is bound to this device
+ * and queue; RINGCAP_RX_RING if a bound socket was offered the frame
+ * (whether its filter took it or its ring had room is counted there).
  */
-bool ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
-		const void *data, unsigned int len,
-		const struct ringcap_rx_meta *meta)
+unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
+			const void *data, unsigned int len,
+			const struct ringcap_rx_meta *meta)
 {
 	struct ringcap_frame f = {
 		.data = data,
@@ -181,7 +183,7 @@ bool ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 	int mode = ringcap_mode();
 
 	if (mode == 0 || unlikely(queue >= rd->nr_rxq))
-		return true;
+		return RINGCAP_RX_STACK;
 
 	if (meta) {
 		f.tstamp_ns = meta->tstamp_ns;
@@ -210,7 +212,9 @@ bool ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 	rcu_read_unlock();
 	local_bh_enable();
 
-	return !bound || mode == 1;
+	if (!bound)
+		return RINGCAP_RX_STACK;
+	return mode == 1 ? RINGCAP_RX_STACK | RINGCAP_RX_RING : RINGCAP_RX_RING;
 }
 EXPORT_SYMBOL_GPL(ringcap_rx);
 

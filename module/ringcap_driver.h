@@ -27,8 +27,12 @@ struct ringcap_rx_meta {
 struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 					 unsigned int nr_rxq);
 void ringcap_unregister_dev(struct ringcap_dev *rd);
-bool ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
-		const void *data, unsigned int len,
-		const struct ringcap_rx_meta *meta);
+/* What ringcap_rx() did with a frame; the driver acts on RINGCAP_RX_STACK. */
+#define RINGCAP_RX_STACK	0x1	/* the driver must pass it to the stack */
+#define RINGCAP_RX_RING		0x2	/* offered to at least one bound socket */
+
+unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
+			const void *data, unsigned int len,
+			const struct ringcap_rx_meta *meta);
 
 #endif /* _RINGCAP_DRIVER_H */

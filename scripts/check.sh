@@ -118,6 +118,9 @@ step dkms scripts/dkms-install.sh "${kvers[@]}"
 
 # One guest per kernel, one after the other: each takes both host CPUs,
 # and the timing-sensitive tests (wake-up timers) want them undisturbed.
+# Every guest gets the NICs selftests/e1000e.sh expects: nic0 and nic1
+# cabled to each other, nic2 fed by the host generator (free UDP ports).
+guest_nics=(--nic e1000e-pair --nic e1000e-dgram)
 guest() { # guest NAME TIMEOUT RUNNER-ARGS...
 	local k=$1 gtimeout=$2 dir vrc tap f verdict cause note boot
 	shift 2
@@ -159,7 +162,7 @@ guest() { # guest NAME TIMEOUT RUNNER-ARGS...
 
 if [ "$distro" = 1 ]; then
 	for k in "${kvers[@]}"; do
-		guest "$k" "$timeout" -k "$k"
+		guest "$k" "$timeout" -k "$k" "${guest_nics[@]}"
 	done
 fi
 
@@ -172,7 +175,7 @@ if [ "$debug" = 1 ]; then
 		end "debug kernel"
 		krel=$(cat "$dk/kernelrelease")
 		step "selftests $krel" make -C selftests all KVERS="$krel" KDIR="$dk/build"
-		guest "$krel" $((timeout * 2)) --kernel-image "$dk/bzImage" \
+		guest "$krel" $((timeout * 2)) --kernel-image "$dk/bzImage" "${guest_nics[@]}" \
 			-e "RC_RINGCAP_KO=$top/selftests/build/$krel/ringcap.ko"
 	else
 		end "debug kernel"

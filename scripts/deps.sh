@@ -18,7 +18,7 @@ pick_612() {
 }
 
 PKGS="build-essential dkms kmod cpio gzip busybox-static qemu-system-x86
-      bpftrace libpcap-dev tcpdump iproute2 ethtool
+      bpftrace libpcap-dev tcpdump iproute2 ethtool python3
       linux-image-amd64 linux-headers-amd64
       flex bison bc libelf-dev libssl-dev xz-utils"
 

@@ -28,7 +28,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KB=${1:-$here/build/$(uname -r)}
 BIN=${RC_BIN:-$here/build/bin}
-TESTS=${RC_TESTS:-socket_api receive ring wakeup modes lifecycle lifecycle.sh}
+TESTS=${RC_TESTS:-socket_api receive ring wakeup modes lifecycle lifecycle.sh e1000e.sh}
 TIMEOUT=${RC_TEST_TIMEOUT:-1200}
 
 n=0

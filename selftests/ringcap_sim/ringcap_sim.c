@@ -50,7 +50,7 @@ static void rcsim_rx(struct rcsim *sim, u16 queue, const u8 *data, u16 len)
 		dev->stats.rx_dropped++;
 		return;
 	}
-	if (!ringcap_rx(sim->rd, queue, data, len, NULL))
+	if (!(ringcap_rx(sim->rd, queue, data, len, NULL) & RINGCAP_RX_STACK))
 		return;		/* mode 2: the rings had it, the stack not */
 
 	skb = netdev_alloc_skb(dev, len);

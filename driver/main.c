@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ringcap_e1000e: module parameters, PCI probe and remove.
+ *
+ * The driver claims the Intel 82574L (8086:10d3) but exports no module
+ * alias for it: udev would otherwise load it beside the stock e1000e and
+ * the two would race for the same NICs. Users choose which NIC it drives
+ * (docs/DRIVER.md); loading it takes every 82574L that no driver holds.
+ */
+#include <linux/cpumask.h>
+#include <linux/etherdevice.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/rtnetlink.h>
+#include "rce.h"
+
+static int rx_cpu[RCE_NUM_RXQ] = { [0 ... RCE_NUM_RXQ - 1] = -1 };
+static unsigned int rx_cpu_n;
+module_param_array(rx_cpu, int, &rx_cpu_n, 0444);
+MODULE_PARM_DESC(rx_cpu, "CPU of each RX queue's thread, e.g. 1,0 (default: queue i on CPU i mod online CPUs)");
+
+static bool busy_poll;
+module_param(busy_poll, bool, 0644);
+MODULE_PARM_DESC(busy_poll, "RX threads poll instead of sleeping on the interrupt (default 0)");
+
+static char *irq_mode = "auto";
+module_param(irq_mode, charp, 0444);
+MODULE_PARM_DESC(irq_mode, "Interrupts: auto (MSI-X, then MSI, then legacy), msix, msi or legacy");
+
+static unsigned int rx_batch = 64;
+module_param(rx_batch, uint, 0644);
+MODULE_PARM_DESC(rx_batch, "Frames an RX thread handles per pass, 1-4096 (default 64)");
+
+int rce_param_rx_cpu(unsigned int q)
+{
+	int cpu = rx_cpu[q];
+	unsigned int n;
+
+	if (cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu))
+		return cpu;
+	if (cpu >= 0)
+		pr_warn_once(RCE_DRV_NAME ": rx_cpu %d is not an online CPU, using the default\n",
+			     cpu);
+	/* The (q mod n)th online CPU. */
+	n = q % num_online_cpus();
+	for_each_online_cpu(cpu)
+		if (n-- == 0)
+			return cpu;
+	return raw_smp_processor_id();
+}
+
+bool rce_param_busy_poll(void)
+{
+	return READ_ONCE(busy_poll);
+}
+
+unsigned int rce_param_rx_batch(void)
+{
+	return clamp_t(unsigned int, READ_ONCE(rx_batch), 1, RCE_RING_MAX);
+}
+
+static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct net_device *netdev;
+	struct ringcap_dev *rd;
+	struct rce_adapter *ad;
+	u8 mac[ETH_ALEN];
+	int err;
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		return err;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
+	if (err) {
+		dev_err(&pdev->dev, "no usable DMA mask\n");
+		goto err_disable;
+	}
+	err = pci_request_mem_regions(pdev, RCE_DRV_NAME);
+	if (err)
+		goto err_disable;
+	pci_set_master(pdev);
+
+	err = -ENOMEM;
+	netdev = alloc_etherdev_mqs(sizeof(*ad), 1, RCE_NUM_RXQ);
+	if (!netdev)
+		goto err_regions;
+	SET_NETDEV_DEV(netdev, &pdev->dev);
+	pci_set_drvdata(pdev, netdev);
+	ad = netdev_priv(netdev);
+	ad->netdev = netdev;
+	ad->pdev = pdev;
+	ad->rx_count = RCE_RING_DEFAULT;
+	ad->tx_count = RCE_RING_DEFAULT;
+	spin_lock_init(&ad->stats_lock);
+	INIT_DELAYED_WORK(&ad->stats_work, rce_hw_stats_work);
+
+	err = -EIO;
+	ad->hw = pci_iomap(pdev, 0, 0);
+	if (!ad->hw)
+		goto err_netdev;
+
+	err = rce_hw_reset(ad);
+	if (err)
+		goto err_iounmap;
+
+	rce_hw_read_mac(ad, mac);
+	if (is_valid_ether_addr(mac)) {
+		eth_hw_addr_set(netdev, mac);
+	} else {
+		dev_warn(&pdev->dev, "invalid MAC %pM in NVM and RAL0, using a random one\n",
+			 mac);
+		eth_hw_addr_random(netdev);
+	}
+
+	err = rce_irq_alloc_vectors(ad, irq_mode);
+	if (err)
+		goto err_iounmap;
+
+	netdev->netdev_ops = &rce_netdev_ops;
+	netdev->ethtool_ops = &rce_ethtool_ops;
+	netdev->min_mtu = ETH_MIN_MTU;
+	netdev->max_mtu = ETH_DATA_LEN;
+	netdev->watchdog_timeo = 5 * HZ;
+	netif_napi_add_tx(netdev, &ad->tx.napi, rce_tx_poll);
+
+	err = register_netdev(netdev);
+	if (err)
+		goto err_napi;
+	netif_carrier_off(netdev);
+
+	rtnl_lock();
+	rd = ringcap_register_dev(netdev, RCE_NUM_RXQ);
+	if (!IS_ERR(rd))
+		rcu_assign_pointer(ad->rd, rd);
+	rtnl_unlock();
+	if (IS_ERR(rd)) {
+		err = PTR_ERR(rd);
+		netdev_err(netdev, "ringcap registration failed: %d\n", err);
+		goto err_unregister;
+	}
+
+	netdev_info(netdev, "82574L, MAC %pM, %s interrupts (%d vector%s), %u RX queues\n",
+		    netdev->dev_addr, rce_irq_mode_name(ad->irq_mode), ad->nvec,
+		    ad->nvec == 1 ? "" : "s", RCE_NUM_RXQ);
+	return 0;
+
+err_unregister:
+	unregister_netdev(netdev);
+err_napi:
+	netif_napi_del(&ad->tx.napi);
+	rce_irq_free_vectors(ad);
+err_iounmap:
+	pci_iounmap(pdev, ad->hw);
+err_netdev:
+	free_netdev(netdev);
+err_regions:
+	pci_release_mem_regions(pdev);
+err_disable:
+	pci_disable_device(pdev);
+	return err;
+}
+
+static void rce_remove(struct pci_dev *pdev)
+{
+	struct net_device *netdev = pci_get_drvdata(pdev);
+	struct rce_adapter *ad = netdev_priv(netdev);
+	struct ringcap_dev *rd;
+
+	/*
+	 * RX threads read ad->rd under RCU; ringcap_unregister_dev() waits
+	 * for a grace period before it frees rd, so no call is left in
+	 * flight once the pointer is cleared.
+	 */
+	rtnl_lock();
+	rd = rtnl_dereference(ad->rd);
+	RCU_INIT_POINTER(ad->rd, NULL);
+	ringcap_unregister_dev(rd);
+	rtnl_unlock();
+
+	unregister_netdev(netdev);
+	netif_napi_del(&ad->tx.napi);
+	rce_irq_free_vectors(ad);
+	rce_hw_reset(ad);
+	pci_iounmap(pdev, ad->hw);
+	free_netdev(netdev);
+	pci_release_mem_regions(pdev);
+	pci_disable_device(pdev);
+}
+
+static const struct pci_device_id rce_pci_ids[] = {
+	{ PCI_VDEVICE(INTEL, 0x10d3) },	/* 82574L */
+	{ }
+};
+/* No MODULE_DEVICE_TABLE on purpose: see the comment at the top. */
+
+static struct pci_driver rce_pci_driver = {
+	.name		= RCE_DRV_NAME,
+	.id_table	= rce_pci_ids,
+	.probe		= rce_probe,
+	.remove		= rce_remove,
+};
+
+static int __init rce_init(void)
+{
+	if (strcmp(irq_mode, "auto") && strcmp(irq_mode, "msix") &&
+	    strcmp(irq_mode, "msi") && strcmp(irq_mode, "legacy")) {
+		pr_err(RCE_DRV_NAME ": irq_mode=%s: want auto, msix, msi or legacy\n",
+		       irq_mode);
+		return -EINVAL;
+	}
+	if (rx_batch < 1 || rx_batch > RCE_RING_MAX) {
+		pr_err(RCE_DRV_NAME ": rx_batch=%u: want 1-%u\n", rx_batch,
+		       RCE_RING_MAX);
+		return -EINVAL;
+	}
+	return pci_register_driver(&rce_pci_driver);
+}
+
+static void __exit rce_exit(void)
+{
+	pci_unregister_driver(&rce_pci_driver);
+}
+
+module_init(rce_init);
+module_exit(rce_exit);
+
+MODULE_DESCRIPTION("ringcap driver for the Intel 82574L with per-queue RX threads");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(RINGCAP_VERSION);

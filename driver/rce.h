@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ringcap_e1000e internals: the adapter, its rings and the calls between
+ * the driver's files. docs/DRIVER.md describes the driver as a whole.
+ *
+ * Contexts: each RX ring belongs to its kernel thread, which alone touches
+ * its descriptors, buffers and software counters. The TX ring is shared by
+ * ndo_start_xmit (under the netdev TX lock) and the TX NAPI poll, which
+ * meet only through next_to_use/next_to_clean and the queue-stopped bit.
+ * Everything that changes the rings' existence runs under RTNL.
+ */
+#ifndef _RCE_H
+#define _RCE_H
+
+#include <linux/atomic.h>
+#include <linux/io.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+
+#include "../module/ringcap_driver.h"
+#include "desc.h"
+#include "regs.h"
+
+#define RCE_DRV_NAME		"ringcap_e1000e"
+#define RCE_NUM_RXQ		2
+#define RCE_RX_BUF_LEN		2048	/* RCTL.BSIZE = 2048, no BSEX */
+#define RCE_MAX_FRAME		(ETH_FRAME_LEN + ETH_FCS_LEN + VLAN_HLEN)
+#define RCE_RING_DEFAULT	256
+#define RCE_RING_MIN		64
+#define RCE_RING_MAX		4096
+/* RDLEN/TDLEN must be multiples of 128 bytes: 8 descriptors. */
+#define RCE_RING_ALIGN		8
+#define RCE_TX_WAKE_THRESH	32	/* free descriptors to restart TX */
+
+enum rce_irq_mode { RCE_IRQ_MSIX, RCE_IRQ_MSI, RCE_IRQ_LEGACY };
+
+/* MSI-X vectors, in the order IVAR maps causes to them. */
+enum rce_vector { RCE_VEC_RX0, RCE_VEC_RX1, RCE_VEC_TX, RCE_VEC_OTHER,
+		  RCE_NUM_VEC };
+
+struct rce_adapter;
+
+struct rce_rx_buf {
+	void		*data;
+	dma_addr_t	dma;
+};
+
+/* Written by the queue's thread only, read by ethtool and stats64. */
+struct rce_rx_stats {
+	u64_stats_t	packets;
+	u64_stats_t	bytes;
+	u64_stats_t	errors;
+	u64_stats_t	to_ring;
+	u64_stats_t	to_stack;
+	u64_stats_t	unmasks;
+	u64_stats_t	wakeups;
+	u64_stats_t	batches;
+	u64_stats_t	buf_allocs;
+	u64_stats_t	skb_allocs;
+	u64_stats_t	dropped;	/* no skb for the stack */
+	struct u64_stats_sync syncp;
+};
+
+struct rce_rx_ring {
+	struct rce_adapter	*ad;
+	unsigned int		q;
+	union rce_rx_desc	*desc;
+	dma_addr_t		desc_dma;
+	unsigned int		count;
+	unsigned int		next;		/* next descriptor to look at */
+	bool			discard;	/* inside a frame that overflowed */
+	struct rce_rx_buf	*bufs;
+	struct task_struct	*thread;
+	int			cpu;
+	u32			irq_bit;	/* IMS/IMC bit of this queue */
+	struct rce_rx_stats	stats;
+	/* Counted in the interrupt handler. */
+	atomic_long_t		irqs;
+	atomic_long_t		masks;
+	char			irq_name[IFNAMSIZ + 8];
+};
+
+struct rce_tx_buf {
+	struct sk_buff	*skb;
+	dma_addr_t	dma;
+	unsigned int	len;
+};
+
+struct rce_tx_stats {
+	u64_stats_t	packets;
+	u64_stats_t	bytes;
+	u64_stats_t	busy;
+	u64_stats_t	cleaned;
+	struct u64_stats_sync syncp;
+};
+
+struct rce_tx_ring {
+	struct rce_adapter	*ad;
+	struct rce_tx_desc	*desc;
+	dma_addr_t		desc_dma;
+	unsigned int		count;
+	unsigned int		next_to_use;	/* xmit side */
+	unsigned int		next_to_clean;	/* NAPI side */
+	struct rce_tx_buf	*bufs;
+	struct napi_struct	napi;
+	u32			irq_bit;
+	struct rce_tx_stats	stats;		/* packets/bytes/cleaned: NAPI */
+	struct rce_tx_stats	xmit_stats;	/* busy: xmit side */
+	char			irq_name[IFNAMSIZ + 8];
+};
+
+/* Hardware counters accumulated from the clear-on-read registers. */
+struct rce_hw_stats {
+	u64	mpc, rnbc, crcerrs, rxerrc, ruc, roc, colc;
+	u64	gprc, gptc, gorc, gotc, bprc, mprc, tpr, tpt;
+};
+
+struct rce_adapter {
+	struct net_device	*netdev;
+	struct pci_dev		*pdev;
+	u8 __iomem		*hw;
+	struct ringcap_dev __rcu *rd;	/* NULL once removal has begun */
+
+	enum rce_irq_mode	irq_mode;
+	int			nvec;
+	u32			rx_irq_bits;	/* all RX causes we enable */
+	/* Single-vector modes: RX threads still draining; 0 = RX unmasked. */
+	atomic_t		rx_active;
+
+	struct rce_rx_ring	rx[RCE_NUM_RXQ];
+	struct rce_tx_ring	tx;
+	unsigned int		rx_count, tx_count;	/* ring sizes */
+	u32			itr_usecs;		/* ethtool -C rx-usecs */
+
+	spinlock_t		stats_lock;
+	struct rce_hw_stats	hws;
+	struct delayed_work	stats_work;	/* folds counters before wrap */
+	atomic_long_t		irq_other;
+	atomic_long_t		link_changes;
+	bool			link_up;
+};
+
+static inline u32 rce_rd(struct rce_adapter *ad, u32 reg)
+{
+	return readl(ad->hw + reg);
+}
+
+static inline void rce_wr(struct rce_adapter *ad, u32 reg, u32 val)
+{
+	writel(val, ad->hw + reg);
+}
+
+static inline void rce_flush(struct rce_adapter *ad)
+{
+	rce_rd(ad, RCE_STATUS);
+}
+
+/* main.c: module parameters */
+int rce_param_rx_cpu(unsigned int q);
+bool rce_param_busy_poll(void);
+unsigned int rce_param_rx_batch(void);
+
+/* hw.c */
+int rce_hw_reset(struct rce_adapter *ad);
+void rce_hw_read_mac(struct rce_adapter *ad, u8 *mac);
+void rce_hw_set_mac(struct rce_adapter *ad, const u8 *mac);
+void rce_hw_set_rx_mode(struct rce_adapter *ad);
+void rce_hw_setup_rss(struct rce_adapter *ad);
+void rce_hw_set_itr(struct rce_adapter *ad);
+void rce_link_update(struct rce_adapter *ad);
+void rce_hw_stats_update(struct rce_adapter *ad);
+void rce_hw_stats_work(struct work_struct *work);
+
+/* irq.c */
+int rce_irq_alloc_vectors(struct rce_adapter *ad, const char *mode);
+void rce_irq_free_vectors(struct rce_adapter *ad);
+int rce_irq_request(struct rce_adapter *ad);
+void rce_irq_release(struct rce_adapter *ad);
+void rce_irq_enable(struct rce_adapter *ad);
+void rce_irq_disable(struct rce_adapter *ad);
+const char *rce_irq_mode_name(enum rce_irq_mode mode);
+
+/* tx.c */
+int rce_tx_setup(struct rce_adapter *ad);
+void rce_tx_configure(struct rce_adapter *ad);
+void rce_tx_free(struct rce_adapter *ad);
+netdev_tx_t rce_xmit(struct sk_buff *skb, struct net_device *netdev);
+int rce_tx_poll(struct napi_struct *napi, int budget);
+
+/* rx.c */
+int rce_rx_setup(struct rce_rx_ring *rx);
+void rce_rx_configure(struct rce_adapter *ad);
+void rce_rx_free(struct rce_rx_ring *rx);
+unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget);
+bool rce_rx_pending(struct rce_rx_ring *rx);
+
+/* rxthread.c */
+int rce_rx_threads_start(struct rce_adapter *ad);
+void rce_rx_threads_stop(struct rce_adapter *ad);
+void rce_rx_kick(struct rce_rx_ring *rx);
+
+/* netdev.c */
+extern const struct net_device_ops rce_netdev_ops;
+int rce_up(struct rce_adapter *ad);
+void rce_down(struct rce_adapter *ad);
+
+/* ethtool.c */
+extern const struct ethtool_ops rce_ethtool_ops;
+
+#endif /* _RCE_H */

@@ -1,0 +1,426 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# rcgen against itself on loopback, as it stands in for QEMU's dgram
+# backend: frames sent to "rcgen --recv" on a free port arrive complete
+# and in order, the pcap it writes is valid (tcpdump and/or python3 read
+# it), --rate holds its pace without spinning, signals stop both modes
+# with a summary, socket errors exit 1 and bad usage exits 2. No root,
+# no module. TAP.
+#
+#   BIN=userland/build/bin userland/tests/test_rcgen.sh
+
+set -u
+BIN=${BIN:-$(dirname "$0")/../build/bin}
+RG="$BIN/rcgen"
+TMP=$(mktemp -d)
+pids=		# background rcgens not yet waited for
+cleanup() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+	done
+	rm -rf "$TMP"
+}
+
+# reap PID: wait for it, its exit status in $st
+reap() {
+	wait "$1"
+	st=$?
+	pids=$(echo "$pids" | tr ' ' '\n' | grep -vx "$1" | tr '\n' ' ')
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+n=0
+failed=0
+
+pass() {
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+# fail NAME [FILE]: a failed check, FILE shown as its diagnostic
+fail() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	[ -z "${2:-}" ] || sed 's/^/#   /' "$2"
+	failed=$((failed + 1))
+}
+
+skip() {
+	n=$((n + 1))
+	echo "ok $n - # SKIP $1"
+}
+
+# check NAME EXPECTED_STATUS CMD...: run CMD, compare its exit status
+check() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	if [ "$got" = "$want" ]; then
+		pass "$name"
+	else
+		fail "$name (exit $got, want $want)" "$TMP/err"
+	fi
+}
+
+# grep_check NAME FILE PATTERN: FILE (under $TMP) matches PATTERN
+grep_check() {
+	if grep -Eq -- "$3" "$TMP/$2"; then
+		pass "$1"
+	else
+		fail "$1 (no /$3/ in $2)" "$TMP/$2"
+	fi
+}
+
+# field FILE KEY: KEY's value in FILE's summary line
+field() {
+	sed -n "s/^rcgen:.* $2=\([0-9.]*\).*/\1/p" "$TMP/$1" | tail -n 1
+}
+
+# in_range VALUE MIN MAX: MIN <= VALUE <= MAX, fractions allowed
+in_range() {
+	[ -n "$1" ] && awk -v v="$1" -v lo="$2" -v hi="$3" \
+		'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'
+}
+
+# start_recv NAME ARGS...: "rcgen --recv --bind 0 ARGS" in the background,
+# output in $TMP/NAME.{out,err}; waits until it is bound (it says so on
+# stderr), then sets $port and $rpid. Returns 1 if it never is.
+start_recv() {
+	name=$1
+	shift
+	"$RG" --recv --bind 0 "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	rpid=$!
+	pids="$pids $rpid"
+	port=
+	i=0
+	while [ $i -lt 250 ]; do
+		port=$(sed -n 's/^rcgen: receiving on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+		       "$TMP/$name.err" 2>/dev/null)
+		[ -z "$port" ] || return 0
+		kill -0 "$rpid" 2>/dev/null || break
+		sleep 0.02
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# cpu_seconds FILE: user+system seconds of the children in FILE, the output
+# of "times" (which has to run in this shell, not in a $(...) subshell)
+cpu_seconds() {
+	sed -n 2p "$1" | tr -d ' ' | awk -F s '/^[0-9]+m[0-9.]+s[0-9]+m[0-9.]+s$/ {
+		t = 0
+		for (i = 1; i < NF; i++) {
+			split($i, a, "m")
+			t += a[1] * 60 + a[2]
+		}
+		print t
+	}'
+}
+
+# now_ms: wall clock in milliseconds, empty without date +%N
+now_ms() {
+	t=$(date +%s%N)
+	case $t in
+	*[!0-9]*) echo ;;
+	*) echo $((t / 1000000)) ;;
+	esac
+}
+
+# --- usage ------------------------------------------------------------
+check "rcgen --help exits 0" 0 "$RG" --help
+grep_check "--help prints usage on stdout" out "^Usage: rcgen --to LPORT"
+for args in "" "--to" "--to 0" "--to 65536" "--to x" "--to 5 --size 59" \
+	    "--to 5 --size 1515" "--to 5 --flows 0" "--to 5 --flows 55537" \
+	    "--to 5 --rate -1" "--to 5 --rate 10000001" "--to 5 --count 0" \
+	    "--to 5 --duration 0" "--to 5 --duration x" \
+	    "--to 5 --dst-mac 01:02:03:04:05" \
+	    "--to 5 --dst-mac 01:02:03:04:05:0g" \
+	    "--to 5 --src-mac 01:00:00:00:00:01" "--to 5 --dst-ip 10.0.0" \
+	    "--to 5 --dport 0" "--to 5 --host localhost" \
+	    "--recv" "--recv --bind 65536" \
+	    "--recv --bind 5 --size 100" \
+	    "--to 5 junk" "-x" "--no-such-option" "--recv=1"; do
+	# shellcheck disable=SC2086 # word splitting wanted
+	check "rcgen ${args:-(no arguments)}: exit 2" 2 "$RG" $args
+done
+grep_check "a usage error points to --help" err "Try 'rcgen --help'"
+check "bad --size: exit 2" 2 "$RG" --to 5 --size 59
+grep_check "... naming --size" err "^rcgen: --size: .*60\.\.1514.*'59'"
+check "--to with --recv: exit 2" 2 "$RG" --recv --bind 5 --to 6
+grep_check "... naming --to" err "^rcgen: --to is for sending"
+check "--write without --recv: exit 2" 2 "$RG" --to 5 --write "$TMP/x.pcap"
+if [ -e "$TMP/x.pcap" ]; then
+	fail "a usage error writes no file"
+else
+	pass "a usage error writes no file"
+fi
+
+# --- 1009 frames, 64 flows, 128 bytes, into a pcap --------------------
+# Paced at 20 kpps (50 ms) so that a receiver without CAP_NET_ADMIN,
+# whose socket buffer rmem_max may cap at ~256 such datagrams, loses
+# none however the two processes are scheduled.
+if start_recv rx --count 1009 --duration 20 --write "$TMP/rx.pcap"; then
+	pass "receiver bound to a free port ($port)"
+	check "send 1009 frames, 64 flows, 128 bytes: exit 0" 0 \
+		"$RG" --to "$port" --count 1009 --flows 64 --size 128 \
+		--rate 20000 --quiet
+	grep_check "send summary" out \
+		"^rcgen: sent=1009 bytes=129152 seconds=[0-9]+\.[0-9]{3} rate_pps=[0-9]+ flows=64 size=128 send_errors=0$"
+	if [ "$(wc -l <"$TMP/out")" = 1 ] && [ ! -s "$TMP/err" ]; then
+		pass "--quiet: the summary line only"
+	else
+		fail "--quiet: the summary line only" "$TMP/err"
+	fi
+	reap "$rpid"
+	if [ $st = 0 ]; then
+		pass "receiver stops after --count 1009"
+	else
+		fail "receiver stops after --count 1009 (exit $st)" \
+			"$TMP/rx.err"
+	fi
+	grep_check "receiver got all 1009 frames, 129152 bytes" rx.out \
+		"^rcgen: received=1009 bytes=129152 seconds=[0-9]+\.[0-9]{3}$"
+else
+	fail "receiver bound to a free port" "$TMP/rx.err"
+fi
+
+checked=0
+if command -v tcpdump >/dev/null 2>&1 && [ -s "$TMP/rx.pcap" ]; then
+	checked=1
+	tcpdump -nn -vv -r "$TMP/rx.pcap" >"$TMP/td" 2>"$TMP/td.err"
+	st=$?
+	if [ $st = 0 ] &&
+	   [ "$(grep -c ' IP (tos ' "$TMP/td")" = 1009 ]; then
+		pass "tcpdump reads 1009 IPv4 frames from the pcap"
+	else
+		fail "tcpdump reads 1009 IPv4 frames from the pcap (exit $st)" \
+			"$TMP/td.err"
+	fi
+	if [ "$(grep -c 'length 114)' "$TMP/td")" = 1009 ] &&
+	   [ "$(grep -c 'udp sum ok' "$TMP/td")" = 1009 ] &&
+	   ! grep -q 'bad' "$TMP/td"; then
+		pass "tcpdump: IPv4 length 114, IPv4 and UDP checksums good"
+	else
+		fail "tcpdump: IPv4 length 114, IPv4 and UDP checksums good"
+		grep -m 5 -E 'bad|IP \(' "$TMP/td" | sed 's/^/#   /'
+	fi
+	srcs=$(sed -n 's/^ *\(10\.1\.[0-9]*\.[0-9]*\)\.[0-9]* > .*/\1/p' \
+	       "$TMP/td" | sort -u | wc -l)
+	if [ "$srcs" = 64 ]; then
+		pass "tcpdump: 64 distinct source addresses"
+	else
+		fail "tcpdump: 64 distinct source addresses (got $srcs)"
+	fi
+fi
+if command -v python3 >/dev/null 2>&1 && [ -s "$TMP/rx.pcap" ]; then
+	checked=1
+	# Prints "ok - WHAT" or "not ok - WHAT" per property, numbered below.
+	python3 - "$TMP/rx.pcap" 1009 128 64 >"$TMP/py" 2>&1 <<'PY'
+import struct, sys
+
+path, count, size, flows = sys.argv[1], *map(int, sys.argv[2:])
+data = open(path, "rb").read()
+
+def check(cond, what):
+    print(("ok - " if cond else "not ok - ") + what)
+
+def folded(b):
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return s
+
+order = None
+for e in "<>":
+    if len(data) >= 24 and struct.unpack(e + "I", data[:4])[0] == 0xa1b2c3d4:
+        order = e
+check(order is not None, "pcap magic: microseconds")
+if order is None:
+    sys.exit(1)
+_, major, minor, _, _, snaplen, linktype = struct.unpack(order + "IHHiIII",
+                                                         data[:24])
+check((major, minor, linktype) == (2, 4, 1),
+      "pcap 2.4, LINKTYPE_ETHERNET (got %d.%d, %d)" % (major, minor, linktype))
+
+recs, off = [], 24
+while off + 16 <= len(data):
+    sec, usec, caplen, length = struct.unpack(order + "IIII", data[off:off + 16])
+    recs.append((usec, caplen, length, data[off + 16:off + 16 + caplen]))
+    off += 16 + caplen
+check(off == len(data) and len(recs) == count,
+      "%d records, nothing after them (got %d)" % (count, len(recs)))
+check(all(c == size and l == size and len(f) == size and u < 1000000
+          for u, c, l, f in recs),
+      "every record %d bytes, usec < 10^6" % size)
+frames = [f for _, _, _, f in recs if len(f) == size]
+
+check(all(f[0:6] == b"\xff" * 6 and f[6:12] == bytes.fromhex("020000000001")
+          and f[12:14] == b"\x08\x00" for f in frames),
+      "Ethernet: ff:ff:ff:ff:ff:ff from 02:00:00:00:00:01, IPv4")
+check(all(f[14] == 0x45 and struct.unpack("!H", f[16:18])[0] == size - 14
+          and f[23] == 17 and f[30:34] == bytes([10, 0, 0, 2])
+          for f in frames),
+      "IPv4: 20-byte header, length %d, UDP, to 10.0.0.2" % (size - 14))
+check(all(folded(f[14:34]) == 0xffff for f in frames),
+      "IPv4 header checksums valid")
+check(all(folded(f[26:34] + b"\0\x11" + f[38:40] + f[34:]) == 0xffff
+          and f[40:42] != b"\0\0" for f in frames),
+      "UDP checksums valid and present")
+check(all(struct.unpack("!HH", f[36:40]) == (5001, size - 34) for f in frames),
+      "UDP: to port 5001, length %d" % (size - 34))
+check(len({f[26:30] for f in frames}) == flows,
+      "%d distinct source addresses" % flows)
+
+seqs = [struct.unpack("!I", f[46:50])[0] for f in frames]
+check(seqs == list(range(count)),
+      "sequence numbers 0..%d in order" % (count - 1))
+ok = True
+for f, seq in zip(frames, seqs):
+    flow = seq % flows
+    ok &= f[42:46] == b"RCG1"
+    ok &= struct.unpack("!I", f[50:54])[0] == flow
+    ok &= struct.unpack("!I", f[26:30])[0] == 0x0a010001 + flow
+    ok &= struct.unpack("!H", f[34:36])[0] == 10000 + flow
+    ok &= struct.unpack("!H", f[18:20])[0] == seq & 0xffff
+    ok &= f[54:] == bytes(k & 0xff for k in range(12, size - 42))
+check(ok, "magic RCG1; flow = seq %% %d; source 10.1.0.1+flow:10000+flow;"
+          " IP id = seq; filler" % flows)
+PY
+	st=$?
+	py_failed=$failed
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) pass "pcap: ${line#ok - }" ;;
+		"not ok - "*) fail "pcap: ${line#not ok - }" ;;
+		*) echo "#   $line" ;;
+		esac
+	done <"$TMP/py"
+	if [ $st != 0 ] && [ "$failed" = "$py_failed" ]; then
+		fail "pcap checker finished (python3 exit $st)"
+	fi
+fi
+[ $checked = 1 ] || skip "neither tcpdump nor python3 to read the pcap"
+
+# --- pacing -----------------------------------------------------------
+# 1000 frames at 2000/s: the first at once, the last 0.4995 s later.
+# Loose bounds: shared machines stall. A pacer that spins would use a
+# whole core for the half second; sleeping costs a few per cent.
+if start_recv paced --count 1000 --duration 20; then
+	times >"$TMP/times0"
+	t0=$(now_ms)
+	check "--rate 2000 --count 1000: exit 0" 0 \
+		"$RG" --to "$port" --rate 2000 --count 1000 --quiet
+	t1=$(now_ms)
+	times >"$TMP/times1"
+	secs=$(field out seconds)
+	if in_range "$secs" 0.3 3; then
+		pass "--rate 2000 --count 1000 takes about 0.5 s ($secs s)"
+	else
+		fail "--rate 2000 --count 1000 takes about 0.5 s (${secs:-?} s)" \
+			"$TMP/out"
+	fi
+	if [ -n "$t0" ] && [ -n "$t1" ]; then
+		if in_range $((t1 - t0)) 300 3000; then
+			pass "... by the wall clock too ($((t1 - t0)) ms)"
+		else
+			fail "... by the wall clock too ($((t1 - t0)) ms)"
+		fi
+	fi
+	cpu0=$(cpu_seconds "$TMP/times0")
+	cpu1=$(cpu_seconds "$TMP/times1")
+	cpu=$(awk -v a="$cpu0" -v b="$cpu1" 'BEGIN { printf "%.2f", b - a }')
+	if [ -z "$cpu0" ] || [ -z "$cpu1" ]; then
+		skip "no CPU times from the shell's times builtin"
+	elif in_range "$cpu" 0 "$(awk -v s="${secs:-1}" 'BEGIN { print s / 2 }')"; then
+		pass "... sleeping, not spinning ($cpu s CPU)"
+	else
+		fail "... sleeping, not spinning ($cpu s CPU in ${secs:-?} s)"
+	fi
+	reap "$rpid"
+	grep_check "receiver got all 1000 paced frames" paced.out \
+		"^rcgen: received=1000 bytes=60000 "
+else
+	fail "receiver for the paced run bound" "$TMP/paced.err"
+fi
+
+# --- unpaced, then SIGINT to the receiver -----------------------------
+# As fast as possible the receiver may lose some (socket buffer full):
+# the sender's count is exact, the receiver's at most that.
+if start_recv fast --duration 20; then
+	check "unpaced --count 20000 --size 1514: exit 0" 0 \
+		"$RG" --to "$port" --count 20000 --size 1514 --flows 7 --quiet
+	grep_check "... sent all 20000" out \
+		"^rcgen: sent=20000 bytes=30280000 .* flows=7 size=1514 send_errors=0$"
+	kill -INT "$rpid"
+	reap "$rpid"
+	if [ $st = 0 ]; then
+		pass "SIGINT stops the receiver, exit 0"
+	else
+		fail "SIGINT stops the receiver, exit 0 (exit $st)" \
+			"$TMP/fast.err"
+	fi
+	got=$(field fast.out received)
+	if in_range "$got" 1 20000; then
+		pass "... with its summary (received=$got of 20000)"
+	else
+		fail "... with its summary" "$TMP/fast.out"
+	fi
+	# The port is free again now: nothing listens there.
+	check "sending to a port nobody listens on: exit 0" 0 \
+		"$RG" --to "$port" --rate 1000 --duration 0.3
+	errs=$(field out send_errors)
+	if in_range "$errs" 1 1000000; then
+		pass "... refused frames counted (send_errors=$errs)"
+	else
+		fail "... refused frames counted" "$TMP/out"
+	fi
+	grep_check "... and said once on stderr" err "Connection refused"
+	secs=$(field out seconds)
+	if in_range "$secs" 0.3 3; then
+		pass "--duration 0.3 stops it ($secs s)"
+	else
+		fail "--duration 0.3 stops it (${secs:-?} s)" "$TMP/out"
+	fi
+else
+	fail "receiver for the unpaced run bound" "$TMP/fast.err"
+fi
+
+# --- SIGTERM to the sender; socket and file errors ---------------------
+if start_recv term --duration 20; then
+	"$RG" --to "$port" --rate 1000 >"$TMP/tx.out" 2>"$TMP/tx.err" &
+	tpid=$!
+	pids="$pids $tpid"
+	i=0
+	while [ $i -lt 250 ] && ! grep -qs '^rcgen: sending to' "$TMP/tx.err"; do
+		sleep 0.02
+		i=$((i + 1))
+	done
+	kill -TERM "$tpid"
+	reap "$tpid"
+	if [ $st = 0 ]; then
+		pass "SIGTERM stops the sender, exit 0"
+	else
+		fail "SIGTERM stops the sender, exit 0 (exit $st)" "$TMP/tx.err"
+	fi
+	grep_check "... with its summary" tx.out \
+		"^rcgen: sent=[0-9]+ bytes=[0-9]+ seconds=[0-9.]+ rate_pps=[0-9]+ flows=1 size=60 send_errors=0$"
+
+	check "binding a port in use: exit 1" 1 \
+		"$RG" --recv --bind "$port" --duration 0.1
+	grep_check "... saying so" err \
+		"^rcgen: cannot bind 127\.0\.0\.1:$port: Address already in use$"
+	kill -TERM "$rpid"
+	reap "$rpid"
+else
+	fail "receiver for the SIGTERM run bound" "$TMP/term.err"
+fi
+check "--write into a missing directory: exit 1" 1 \
+	"$RG" --recv --bind 0 --duration 0.1 --write "$TMP/no/such.pcap"
+grep_check "... saying so" err "^rcgen: cannot write $TMP/no/such\.pcap: "
+
+echo "1..$n"
+[ "$failed" = 0 ]

@@ -1,0 +1,952 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rcgen: traffic for a QEMU guest NIC on "-netdev dgram", from the host.
+ *
+ * QEMU's dgram backend carries each Ethernet frame (no FCS) as one UDP
+ * datagram: what the guest sends goes from local.port to remote.port, and
+ * each datagram arriving on local.port is a frame the guest receives. So
+ * "rcgen --to LPORT" sends frames into the guest and "rcgen --recv --bind
+ * RPORT" counts (and with --write saves) the frames the guest sends.
+ *
+ * The frames are Ethernet/IPv4/UDP, one source address and port per flow
+ * so that RSS over IPv4 addresses alone spreads them over the RX queues.
+ * The payload starts with a magic, a global sequence number and the flow
+ * id (layout in rcgen(8)) so a receiver can check order and loss. The
+ * last line on stdout is a summary for scripts, one line:
+ *
+ *   rcgen: sent=1009 bytes=129152 seconds=0.004 rate_pps=252250 flows=64
+ *   size=128 send_errors=0
+ *   rcgen: received=1009 bytes=129152 seconds=0.210
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#define PROG		"rcgen"
+#define NSEC		1000000000ULL
+#define EXIT_USAGE	2
+
+#define TX_BATCH	64		/* frames per sendmmsg() */
+#define RX_BATCH	32		/* datagrams per recvmmsg() */
+#define RX_SNAP		65536		/* more than any UDP/IPv4 datagram */
+#define RX_RCVBUF	(8 << 20)	/* asked for; the kernel may cap it */
+#define RATE_MAX	10000000ULL
+
+#define FRAME_MIN	60		/* Ethernet minimum without FCS */
+#define FRAME_MAX	1514		/* 1500-byte MTU */
+#define FLOW_PORT	10000		/* source port of flow 0 */
+#define FLOWS_MAX	(65536 - FLOW_PORT)
+#define FLOW_SRC_IP	0x0a010001U	/* 10.1.0.1, source of flow 0 */
+#define RCGEN_MAGIC	0x52434731U	/* "RCG1" */
+
+/*
+ * Offsets into a frame. Every field that changes per frame is 16-bit
+ * aligned, so the checksums can be updated from precomputed sums of the
+ * rest instead of summing the whole frame each time.
+ */
+#define OFF_IP		14
+#define OFF_IP_ID	(OFF_IP + 4)
+#define OFF_IP_CSUM	(OFF_IP + 10)
+#define OFF_IP_SRC	(OFF_IP + 12)
+#define OFF_IP_DST	(OFF_IP + 16)
+#define OFF_UDP		34
+#define OFF_UDP_CSUM	(OFF_UDP + 6)
+#define OFF_PAYLOAD	42
+#define OFF_SEQ		(OFF_PAYLOAD + 4)
+#define OFF_FLOW	(OFF_PAYLOAD + 8)
+#define OFF_FILLER	(OFF_PAYLOAD + 12)
+
+enum {
+	OPT_TO = 256, OPT_BIND, OPT_HOST, OPT_RATE, OPT_SIZE, OPT_FLOWS,
+	OPT_COUNT, OPT_DURATION, OPT_DST_MAC, OPT_SRC_MAC, OPT_DST_IP,
+	OPT_DPORT, OPT_RECV, OPT_WRITE,
+};
+
+#define GIVEN(opt)	(1U << ((opt) - OPT_TO))
+#define SEND_ONLY	(GIVEN(OPT_TO) | GIVEN(OPT_RATE) | GIVEN(OPT_SIZE) | \
+			 GIVEN(OPT_FLOWS) | GIVEN(OPT_DST_MAC) | \
+			 GIVEN(OPT_SRC_MAC) | GIVEN(OPT_DST_IP) | \
+			 GIVEN(OPT_DPORT))
+
+static const struct option longopts[] = {
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "bind", required_argument, NULL, OPT_BIND },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "rate", required_argument, NULL, OPT_RATE },
+	{ "size", required_argument, NULL, OPT_SIZE },
+	{ "flows", required_argument, NULL, OPT_FLOWS },
+	{ "count", required_argument, NULL, OPT_COUNT },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "dst-mac", required_argument, NULL, OPT_DST_MAC },
+	{ "src-mac", required_argument, NULL, OPT_SRC_MAC },
+	{ "dst-ip", required_argument, NULL, OPT_DST_IP },
+	{ "dport", required_argument, NULL, OPT_DPORT },
+	{ "recv", no_argument, NULL, OPT_RECV },
+	{ "write", required_argument, NULL, OPT_WRITE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+struct opts {
+	unsigned int given;		/* GIVEN() bits */
+	int recv;
+	struct in_addr host;
+	unsigned int to_port;
+	unsigned int bind_port;		/* with GIVEN(OPT_BIND) only */
+	unsigned long long rate;	/* frames per second, 0: no limit */
+	unsigned int size;
+	unsigned int flows;
+	unsigned long long count;	/* 0: no limit */
+	double duration;		/* seconds, 0: no limit */
+	uint8_t dst_mac[6];
+	uint8_t src_mac[6];
+	struct in_addr dst_ip;
+	unsigned int dport;
+	const char *write;
+	int quiet;
+};
+
+struct tally {
+	unsigned long long frames;
+	unsigned long long bytes;
+	unsigned long long errors;	/* send mode only */
+};
+
+/* pcap's file and record headers, in host byte order as the format says. */
+struct pcap_file_hdr {
+	uint32_t magic;
+	uint16_t major;
+	uint16_t minor;
+	int32_t thiszone;
+	uint32_t sigfigs;
+	uint32_t snaplen;
+	uint32_t linktype;
+};
+
+struct pcap_rec_hdr {
+	uint32_t sec;
+	uint32_t usec;
+	uint32_t caplen;
+	uint32_t len;
+};
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: " PROG " --to LPORT [options]\n"
+		"       " PROG " --recv --bind RPORT [options]\n"
+		"Send frames to, or receive them from, a QEMU NIC on\n"
+		"-netdev dgram,local.port=LPORT,remote.port=RPORT.\n"
+		"\n"
+		"Sending (Ethernet/IPv4/UDP, round-robin over flows):\n"
+		"  --to LPORT        the NIC's local.port: send to HOST:LPORT\n"
+		"  --bind RPORT      send from HOST:RPORT (the NIC's remote.port)\n"
+		"  --rate PPS        frames per second, 0 = as fast as possible (default)\n"
+		"  --size BYTES      frame length without FCS, %d..%d (default %d)\n"
+		"  --flows N         flows, 1..%d: flow f is 10.1.0.1+f:%d+f (default 1)\n"
+		"  --dst-mac MAC     destination MAC (default ff:ff:ff:ff:ff:ff)\n"
+		"  --src-mac MAC     source MAC (default 02:00:00:00:00:01)\n"
+		"  --dst-ip A.B.C.D  destination address (default 10.0.0.2)\n"
+		"  --dport PORT      destination UDP port (default 5001)\n"
+		"Receiving:\n"
+		"  --recv            count the frames the guest sends\n"
+		"  --bind RPORT      the NIC's remote.port (0: any free port)\n"
+		"  --write FILE      also write them to FILE (pcap, Ethernet)\n"
+		"Both:\n"
+		"  --host A.B.C.D    IPv4 address of both ends (default 127.0.0.1)\n"
+		"  --count N         stop after N frames\n"
+		"  --duration SEC    stop after SEC seconds (may be fractional)\n"
+		"  -q, --quiet       only the summary line\n"
+		"  -h, --help        this text\n"
+		"\n"
+		"Last line: " PROG ": sent= bytes= seconds= rate_pps= flows= size= send_errors=\n"
+		"       or: " PROG ": received= bytes= seconds=\n"
+		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n",
+		FRAME_MIN, FRAME_MAX, FRAME_MIN, FLOWS_MAX, FLOW_PORT);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs(PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry '" PROG " --help'.\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+/* A system call failed in a way rcgen cannot go on from: say so, exit 1. */
+static void __attribute__((noreturn, format(printf, 1, 2)))
+fail(const char *fmt, ...)
+{
+	int err = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs(PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", strerror(err));
+	exit(1);
+}
+
+static const char *opt_name(int val)
+{
+	const struct option *lo;
+
+	for (lo = longopts; lo->name; lo++)
+		if (lo->val == val)
+			return lo->name;
+	return "?";
+}
+
+/* Unsigned decimal in [min, max]. */
+static unsigned long long parse_num(int opt, const char *s,
+				    unsigned long long min,
+				    unsigned long long max)
+{
+	unsigned long long val;
+	char *end;
+
+	errno = 0;
+	val = strtoull(s, &end, 10);
+	if (s[0] < '0' || s[0] > '9' || errno || *end || val < min ||
+	    val > max)
+		bad_usage("--%s: expected a number in %llu..%llu, got '%s'",
+			  opt_name(opt), min, max, s);
+	return val;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Exactly "xx:xx:xx:xx:xx:xx"; stops at the first bad character. */
+static void parse_mac(int opt, const char *s, uint8_t *mac)
+{
+	const char *p = s;
+	int i, hi, lo;
+
+	for (i = 0; i < 6; i++, p += 3) {
+		hi = hexval(p[0]);
+		lo = hi < 0 ? -1 : hexval(p[1]);
+		if (lo < 0 || p[2] != (i < 5 ? ':' : '\0'))
+			bad_usage("--%s: expected a MAC address like 52:54:00:12:34:56, got '%s'",
+				  opt_name(opt), s);
+		mac[i] = hi << 4 | lo;
+	}
+}
+
+static void parse_ip(int opt, const char *s, struct in_addr *addr)
+{
+	if (inet_pton(AF_INET, s, addr) != 1)
+		bad_usage("--%s: expected an IPv4 address A.B.C.D, got '%s'",
+			  opt_name(opt), s);
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	static const uint8_t src[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+	const char *name;
+	unsigned int bit;
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->host.s_addr = htonl(INADDR_LOOPBACK);
+	o->size = FRAME_MIN;
+	o->flows = 1;
+	memcpy(o->dst_mac, bcast, 6);
+	memcpy(o->src_mac, src, 6);
+	o->dst_ip.s_addr = htonl(0x0a000002);	/* 10.0.0.2 */
+	o->dport = 5001;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+		if (c >= OPT_TO)
+			o->given |= GIVEN(c);
+		switch (c) {
+		case OPT_TO:
+			o->to_port = parse_num(c, optarg, 1, 65535);
+			break;
+		case OPT_BIND:
+			o->bind_port = parse_num(c, optarg, 0, 65535);
+			break;
+		case OPT_HOST:
+			parse_ip(c, optarg, &o->host);
+			break;
+		case OPT_RATE:
+			o->rate = parse_num(c, optarg, 0, RATE_MAX);
+			break;
+		case OPT_SIZE:
+			o->size = parse_num(c, optarg, FRAME_MIN, FRAME_MAX);
+			break;
+		case OPT_FLOWS:
+			o->flows = parse_num(c, optarg, 1, FLOWS_MAX);
+			break;
+		case OPT_COUNT:
+			o->count = parse_num(c, optarg, 1, ~0ULL);
+			break;
+		case OPT_DURATION:
+			errno = 0;
+			o->duration = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !(o->duration > 0 && o->duration <= 1e7))
+				bad_usage("--duration: expected seconds > 0, got '%s'",
+					  optarg);
+			break;
+		case OPT_DST_MAC:
+			parse_mac(c, optarg, o->dst_mac);
+			break;
+		case OPT_SRC_MAC:
+			parse_mac(c, optarg, o->src_mac);
+			/* A group bit in a source address is not a frame. */
+			if (o->src_mac[0] & 1)
+				bad_usage("--src-mac: %s is a multicast address",
+					  optarg);
+			break;
+		case OPT_DST_IP:
+			parse_ip(c, optarg, &o->dst_ip);
+			break;
+		case OPT_DPORT:
+			o->dport = parse_num(c, optarg, 1, 65535);
+			break;
+		case OPT_RECV:
+			o->recv = 1;
+			break;
+		case OPT_WRITE:
+			o->write = optarg;
+			break;
+		case 'q':
+			o->quiet = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			bad_usage("option '%s' needs an argument",
+				  argv[optind - 1]);
+		default:
+			if (optopt > 0 && optopt < OPT_TO)
+				bad_usage("unknown option -%c", optopt);
+			bad_usage("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		bad_usage("unexpected argument '%s'", argv[optind]);
+
+	if (o->recv) {
+		if (o->given & SEND_ONLY) {
+			for (bit = 0; !(o->given & SEND_ONLY & (1U << bit)); bit++)
+				;
+			name = opt_name(OPT_TO + bit);
+			bad_usage("--%s is for sending, not with --recv", name);
+		}
+		if (!(o->given & GIVEN(OPT_BIND)))
+			bad_usage("--recv needs --bind RPORT");
+	} else {
+		if (o->write)
+			bad_usage("--write needs --recv");
+		if (!(o->given & GIVEN(OPT_TO)))
+			bad_usage("--to LPORT (or --recv) is required");
+	}
+}
+
+static unsigned long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+/* Sleep until CLOCK_MONOTONIC reaches @until; a signal cuts it short. */
+static void sleep_until(unsigned long long until)
+{
+	struct timespec ts = {
+		.tv_sec = until / NSEC,
+		.tv_nsec = until % NSEC,
+	};
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+/* The earliest of the non-zero instants among a, b, c (a is non-zero). */
+static unsigned long long earliest(unsigned long long a, unsigned long long b,
+				   unsigned long long c)
+{
+	if (b && b < a)
+		a = b;
+	if (c && c < a)
+		a = c;
+	return a;
+}
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+/*
+ * Ones'-complement sum of big-endian 16-bit words, an odd last byte
+ * padded with zero (RFC 1071). 32 bits hold the carries of any frame.
+ */
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
+static void sockaddr_of(struct sockaddr_in *sa, struct in_addr host,
+			unsigned int port)
+{
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_addr = host;
+	sa->sin_port = htons(port);
+}
+
+static unsigned int local_port(int fd)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+
+	if (getsockname(fd, (struct sockaddr *)&sa, &len))
+		fail("getsockname");
+	return ntohs(sa.sin_port);
+}
+
+static int open_socket(const struct opts *o)
+{
+	struct sockaddr_in sa;
+	char host[INET_ADDRSTRLEN];
+	int fd;
+
+	inet_ntop(AF_INET, &o->host, host, sizeof(host));
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		fail("socket");
+	if (o->given & GIVEN(OPT_BIND)) {
+		sockaddr_of(&sa, o->host, o->bind_port);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			fail("cannot bind %s:%u", host, o->bind_port);
+	}
+	if (!o->recv) {
+		/*
+		 * Connected, so that sendmmsg() needs no addresses and an
+		 * ICMP port unreachable (QEMU not running yet) comes back
+		 * as ECONNREFUSED instead of vanishing.
+		 */
+		sockaddr_of(&sa, o->host, o->to_port);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			fail("cannot connect to %s:%u", host, o->to_port);
+	}
+	return fd;
+}
+
+/* Sending: TX_BATCH frame buffers built from one template. */
+struct gen {
+	const struct opts *o;
+	uint8_t *frames;
+	struct iovec iov[TX_BATCH];
+	struct mmsghdr msgs[TX_BATCH];
+	/* Sums of the template, per-frame fields (zero there) left out. */
+	uint32_t ip_sum;	/* IPv4 header */
+	uint32_t udp_sum;	/* pseudo-header, UDP header and payload */
+};
+
+static void gen_init(struct gen *g, const struct opts *o)
+{
+	unsigned int i, size = o->size;
+	uint8_t *f;
+
+	memset(g, 0, sizeof(*g));
+	g->o = o;
+	g->frames = calloc(TX_BATCH, size);
+	if (!g->frames)
+		fail("out of memory");
+
+	/* The template: every per-frame field (see gen_fill()) left zero. */
+	f = g->frames;
+	memcpy(f, o->dst_mac, 6);
+	memcpy(f + 6, o->src_mac, 6);
+	put_be16(f + 12, 0x0800);
+	f[OFF_IP] = 0x45;
+	put_be16(f + OFF_IP + 2, size - OFF_IP);
+	put_be16(f + OFF_IP + 6, 0x4000);	/* DF: never fragmented */
+	f[OFF_IP + 8] = 64;
+	f[OFF_IP + 9] = IPPROTO_UDP;
+	memcpy(f + OFF_IP_DST, &o->dst_ip, 4);
+	put_be16(f + OFF_UDP + 2, o->dport);
+	put_be16(f + OFF_UDP + 4, size - OFF_UDP);
+	put_be32(f + OFF_PAYLOAD, RCGEN_MAGIC);
+	for (i = OFF_FILLER; i < size; i++)
+		f[i] = (uint8_t)(i - OFF_PAYLOAD);
+
+	g->ip_sum = csum_add(0, f + OFF_IP, OFF_UDP - OFF_IP);
+	g->udp_sum = csum_add(IPPROTO_UDP + size - OFF_UDP, f + OFF_IP_DST, 4);
+	g->udp_sum = csum_add(g->udp_sum, f + OFF_UDP, size - OFF_UDP);
+
+	for (i = 0; i < TX_BATCH; i++) {
+		if (i)
+			memcpy(g->frames + i * size, f, size);
+		g->iov[i].iov_base = g->frames + i * size;
+		g->iov[i].iov_len = size;
+		g->msgs[i].msg_hdr.msg_iov = &g->iov[i];
+		g->msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+}
+
+/*
+ * Frame number @nr: sequence number nr mod 2^32, flow nr % flows; both
+ * checksums finished from the precomputed sums.
+ */
+static void gen_fill(struct gen *g, unsigned int slot, unsigned long long nr)
+{
+	uint32_t seq = (uint32_t)nr;
+	uint32_t flow = nr % g->o->flows;
+	uint32_t src = FLOW_SRC_IP + flow;
+	uint8_t *f = g->frames + slot * g->o->size;
+	uint32_t sum;
+	uint16_t csum;
+
+	put_be16(f + OFF_IP_ID, seq);
+	put_be32(f + OFF_IP_SRC, src);
+	put_be16(f + OFF_UDP, FLOW_PORT + flow);
+	put_be32(f + OFF_SEQ, seq);
+	put_be32(f + OFF_FLOW, flow);
+
+	sum = g->ip_sum + (seq & 0xffff) + (src >> 16) + (src & 0xffff);
+	put_be16(f + OFF_IP_CSUM, csum_fold(sum));
+
+	sum = g->udp_sum + (src >> 16) + (src & 0xffff) + FLOW_PORT + flow +
+	      (seq >> 16) + (seq & 0xffff) + (flow >> 16) + (flow & 0xffff);
+	csum = csum_fold(sum);
+	/* 0 would mean "no checksum" (RFC 768): send its other form. */
+	put_be16(f + OFF_UDP_CSUM, csum ? csum : 0xffff);
+}
+
+/*
+ * The kernel refusing one send is no reason to stop: ECONNREFUSED means
+ * nothing listens on LPORT yet (QEMU not started), ENOBUFS/ENOMEM a
+ * momentary shortage, EPERM a firewall. Anything else is a bug or a
+ * broken socket.
+ */
+static int send_error_is_transient(int err)
+{
+	switch (err) {
+	case ECONNREFUSED:
+	case ENOBUFS:
+	case ENOMEM:
+	case EAGAIN:
+	case EPERM:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case ENETDOWN:
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * One refused frame (@err 0: reason unknown). It is sent again with the
+ * same sequence number, so a gap a receiver sees is a loss past rcgen.
+ * The pause keeps a missing peer or a full queue from costing a core.
+ */
+static void send_error(const struct opts *o, struct tally *tl, int err,
+		       unsigned long long deadline)
+{
+	if (!tl->errors++ && !o->quiet)
+		fprintf(stderr, PROG ": send: %s (counted in send_errors, going on)\n",
+			err ? strerror(err) : "a frame was refused");
+	sleep_until(earliest(now_ns() + NSEC / 1000, 0, deadline));
+}
+
+static void print_send_summary(const struct opts *o, const struct tally *tl,
+			       double seconds)
+{
+	printf(PROG ": sent=%llu bytes=%llu seconds=%.3f rate_pps=%.0f flows=%u size=%u send_errors=%llu\n",
+	       tl->frames, tl->bytes, seconds,
+	       seconds > 0 ? tl->frames / seconds : 0.0, o->flows, o->size,
+	       tl->errors);
+	fflush(stdout);
+}
+
+/*
+ * The send loop; returns the exit status. With --rate a token bucket
+ * paces it: tokens accrue at the rate on CLOCK_MONOTONIC and each frame
+ * sent takes one. Between batches it sleeps until "chunk" tokens are due,
+ * about a millisecond's worth but at most a batch, so low rates cost a
+ * wake-up per frame rather than a spinning core, and high rates one per
+ * batch. The bucket holds 10 ms of frames: a late wake-up is caught up
+ * at once, a long stall (SIGSTOP) does not become a huge burst.
+ */
+static int send_loop(int fd, const struct opts *o, struct gen *g)
+{
+	unsigned long long start, now, tick, last, refill, deadline = 0;
+	struct tally tl = { 0 }, prev = { 0 };
+	double tokens = 1, depth = 0, chunk = 0, need;
+	int i, n, want, status = 0;
+
+	if (o->rate) {
+		chunk = o->rate / 1000 ? o->rate / 1000 : 1;
+		if (chunk > TX_BATCH)
+			chunk = TX_BATCH;
+		depth = o->rate / 100.0 > chunk ? o->rate / 100.0 : chunk;
+	}
+	start = now_ns();
+	last = refill = start;
+	tick = start + NSEC;
+	if (o->duration)
+		deadline = start + (unsigned long long)(o->duration * NSEC);
+
+	while (!stop) {
+		now = now_ns();
+		if (now >= tick) {
+			if (!o->quiet) {
+				printf("t=%.2f pps=%.0f total=%llu send_errors=%llu\n",
+				       (now - start) / 1e9,
+				       (tl.frames - prev.frames) /
+				       ((now - last) / 1e9),
+				       tl.frames, tl.errors);
+				fflush(stdout);
+			}
+			prev = tl;
+			last = now;
+			while (tick <= now)
+				tick += NSEC;
+		}
+		if (deadline && now >= deadline)
+			break;
+
+		want = TX_BATCH;
+		if (o->count && o->count - tl.frames < TX_BATCH)
+			want = (int)(o->count - tl.frames);
+		if (o->rate) {
+			tokens += (double)(now - refill) * o->rate / 1e9;
+			refill = now;
+			if (tokens > depth)
+				tokens = depth;
+			if (tokens < 1) {
+				/* The last frames need not wait for a chunk. */
+				need = want < chunk ? want : chunk;
+				sleep_until(earliest(now + (unsigned long long)
+						     ((need - tokens) * 1e9 /
+						      o->rate) + 1,
+						     tick, deadline));
+				continue;
+			}
+			if (want > tokens)
+				want = (int)tokens;
+		}
+
+		for (i = 0; i < want; i++)
+			gen_fill(g, i, tl.frames + i);
+		n = sendmmsg(fd, g->msgs, want, 0);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (!send_error_is_transient(errno)) {
+				fprintf(stderr, PROG ": send: %s\n",
+					strerror(errno));
+				status = 1;
+				break;
+			}
+			send_error(o, &tl, errno, deadline);
+			continue;
+		}
+		tl.frames += n;
+		tl.bytes += (unsigned long long)n * o->size;
+		tokens -= n;
+		if (o->count && tl.frames >= o->count)
+			break;
+		/*
+		 * sendmmsg() stops at a datagram that fails but reports the
+		 * error only when it is the first of the batch (and a socket
+		 * error such as ECONNREFUSED is used up by then): a short
+		 * count is a refused frame too.
+		 */
+		if (n < want && !stop)
+			send_error(o, &tl, 0, deadline);
+	}
+	print_send_summary(o, &tl, (now_ns() - start) / 1e9);
+	return status;
+}
+
+/* Receiving: RX_BATCH buffers, each with room for a timestamp. */
+struct rx {
+	uint8_t *bufs;
+	struct iovec iov[RX_BATCH];
+	struct mmsghdr msgs[RX_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(struct timeval))];
+		struct cmsghdr align;
+	} ctl[RX_BATCH];
+	FILE *pcap;
+};
+
+static void rx_init(struct rx *r, int fd, const struct opts *o)
+{
+	struct pcap_file_hdr fh = {
+		.magic = 0xa1b2c3d4,	/* microsecond timestamps */
+		.major = 2,
+		.minor = 4,
+		.snaplen = RX_SNAP,
+		.linktype = 1,		/* LINKTYPE_ETHERNET */
+	};
+	int one = 1, size = RX_RCVBUF;
+	int i;
+
+	memset(r, 0, sizeof(*r));
+	r->bufs = malloc((size_t)RX_BATCH * RX_SNAP);
+	if (!r->bufs)
+		fail("out of memory");
+	for (i = 0; i < RX_BATCH; i++) {
+		r->iov[i].iov_base = r->bufs + (size_t)i * RX_SNAP;
+		r->iov[i].iov_len = RX_SNAP;
+		r->msgs[i].msg_hdr.msg_iov = &r->iov[i];
+		r->msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+
+	/*
+	 * A guest sends in bursts (a whole TX ring at once) and the default
+	 * buffer holds a few hundred small datagrams: ask for more, beyond
+	 * rmem_max if allowed (CAP_NET_ADMIN), else up to it.
+	 */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+
+	if (!o->write)
+		return;
+	/* The kernel's arrival time, not when this loop got round to it. */
+	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, &one, sizeof(one)))
+		fail("SO_TIMESTAMP");
+	r->pcap = fopen(o->write, "wb");
+	if (!r->pcap)
+		fail("cannot write %s", o->write);
+	if (fwrite(&fh, sizeof(fh), 1, r->pcap) != 1)
+		fail("cannot write %s", o->write);
+}
+
+/* Append datagram @i to the pcap file; 0 or -1 (errno set). */
+static int rx_write(struct rx *r, int i)
+{
+	struct msghdr *mh = &r->msgs[i].msg_hdr;
+	struct pcap_rec_hdr rh;
+	struct cmsghdr *cm;
+	struct timeval tv;
+	struct timespec ts;
+	int found = 0;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_TIMESTAMP) {
+			memcpy(&tv, CMSG_DATA(cm), sizeof(tv));
+			found = 1;
+		}
+	}
+	if (!found) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		tv.tv_sec = ts.tv_sec;
+		tv.tv_usec = ts.tv_nsec / 1000;
+	}
+	rh.sec = tv.tv_sec;
+	rh.usec = tv.tv_usec;
+	rh.caplen = r->msgs[i].msg_len;
+	rh.len = r->msgs[i].msg_len;
+	if (fwrite(&rh, sizeof(rh), 1, r->pcap) != 1 ||
+	    fwrite(r->iov[i].iov_base, rh.caplen, 1, r->pcap) != 1)
+		return -1;
+	return 0;
+}
+
+/* Milliseconds until the earlier of two instants (0: none), at least 1. */
+static int wait_ms(unsigned long long now, unsigned long long a,
+		   unsigned long long b)
+{
+	unsigned long long until = earliest(a, b, 0);
+
+	if (until <= now)
+		return 1;
+	return (int)((until - now + 999999) / 1000000);
+}
+
+/* The receive loop; returns the exit status. */
+static int recv_loop(int fd, const struct opts *o, struct rx *r)
+{
+	unsigned long long start, now, tick, last, deadline = 0;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct tally tl = { 0 }, prev = { 0 };
+	int i, n, want, status = 0;
+
+	start = now_ns();
+	last = start;
+	tick = start + NSEC;
+	if (o->duration)
+		deadline = start + (unsigned long long)(o->duration * NSEC);
+
+	while (!stop) {
+		want = RX_BATCH;
+		if (o->count && o->count - tl.frames < RX_BATCH)
+			want = (int)(o->count - tl.frames);
+		for (i = 0; i < want; i++) {
+			/* The kernel shrinks these to what it filled in. */
+			r->msgs[i].msg_hdr.msg_control =
+				r->pcap ? r->ctl[i].buf : NULL;
+			r->msgs[i].msg_hdr.msg_controllen =
+				r->pcap ? sizeof(r->ctl[i].buf) : 0;
+		}
+		n = recvmmsg(fd, r->msgs, want, MSG_DONTWAIT, NULL);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR) {
+				fprintf(stderr, PROG ": receive: %s\n",
+					strerror(errno));
+				status = 1;
+				break;
+			}
+			n = 0;
+		}
+		for (i = 0; i < n; i++) {
+			if (r->pcap && rx_write(r, i)) {
+				fprintf(stderr, PROG ": cannot write %s: %s\n",
+					o->write, strerror(errno));
+				status = 1;
+				break;
+			}
+			tl.frames++;
+			tl.bytes += r->msgs[i].msg_len;
+		}
+		if (status || (o->count && tl.frames >= o->count))
+			break;
+
+		now = now_ns();
+		if (now >= tick) {
+			if (!o->quiet) {
+				printf("t=%.2f pps=%.0f total=%llu\n",
+				       (now - start) / 1e9,
+				       (tl.frames - prev.frames) /
+				       ((now - last) / 1e9), tl.frames);
+				fflush(stdout);
+			}
+			prev = tl;
+			last = now;
+			while (tick <= now)
+				tick += NSEC;
+		}
+		if (deadline && now >= deadline)
+			break;
+		if (n)
+			continue;	/* more may be queued: no sleep yet */
+		/* A signal interrupts poll() (no SA_RESTART): seen above. */
+		poll(&pfd, 1, wait_ms(now, tick, deadline));
+	}
+	if (r->pcap && fclose(r->pcap) && !status) {
+		fprintf(stderr, PROG ": cannot write %s: %s\n", o->write,
+			strerror(errno));
+		status = 1;
+	}
+	r->pcap = NULL;
+	printf(PROG ": received=%llu bytes=%llu seconds=%.3f\n", tl.frames,
+	       tl.bytes, (now_ns() - start) / 1e9);
+	fflush(stdout);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	char host[INET_ADDRSTRLEN];
+	struct sigaction sa;
+	struct opts o;
+	struct gen g;
+	struct rx r;
+	int fd, status;
+
+	parse_args(argc, argv, &o);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	fd = open_socket(&o);
+	inet_ntop(AF_INET, &o.host, host, sizeof(host));
+	if (o.recv) {
+		rx_init(&r, fd, &o);
+		/* Scripts wait for this line, so it comes after bind(). */
+		if (!o.quiet)
+			fprintf(stderr, PROG ": receiving on %s:%u\n", host,
+				local_port(fd));
+		status = recv_loop(fd, &o, &r);
+		free(r.bufs);
+	} else {
+		gen_init(&g, &o);
+		if (!o.quiet) {
+			fprintf(stderr, PROG ": sending to %s:%u from port %u, flows=%u size=%u ",
+				host, o.to_port, local_port(fd), o.flows,
+				o.size);
+			if (o.rate)
+				fprintf(stderr, "rate=%llu pps\n", o.rate);
+			else
+				fprintf(stderr, "rate=unlimited\n");
+		}
+		status = send_loop(fd, &o, &g);
+		free(g.frames);
+	}
+	close(fd);
+	return status;
+}

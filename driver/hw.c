@@ -197,7 +197,7 @@ void rce_hw_setup_rss(struct rce_adapter *ad)
 	rce_wr(ad, RCE_RXCSUM, RCE_RXCSUM_PCSD);
 	rce_wr(ad, RCE_MRQC, RCE_MRQC_RSS_EN | RCE_MRQC_IPV4 |
 	       RCE_MRQC_TCP_IPV4 | RCE_MRQC_IPV6 | RCE_MRQC_TCP_IPV6 |
-	       RCE_MRQC_IPV6_EX | RCE_MRQC_TCP_IPV6_EX);
+	       RCE_MRQC_IPV6_EX);
 }
 
 /* Interrupt throttling (ethtool -C rx-usecs); registers count 256 ns. */
@@ -213,14 +213,19 @@ void rce_hw_set_itr(struct rce_adapter *ad)
 	}
 }
 
-/* Called from the link interrupt and at open; safe in hard IRQ context. */
+/*
+ * From the link interrupt, the watchdog and open; any context. The lock
+ * keeps the interrupt and the watchdog from reporting one change twice.
+ */
 void rce_link_update(struct rce_adapter *ad)
 {
 	u32 status = rce_rd(ad, RCE_STATUS);
 	bool up = status & RCE_STATUS_LU;
+	unsigned long flags;
 
+	spin_lock_irqsave(&ad->link_lock, flags);
 	if (up == netif_carrier_ok(ad->netdev))
-		return;
+		goto out;
 	atomic_long_inc(&ad->link_changes);
 	if (up) {
 		netdev_info(ad->netdev, "link up, %s duplex\n",
@@ -230,6 +235,8 @@ void rce_link_update(struct rce_adapter *ad)
 		netdev_info(ad->netdev, "link down\n");
 		netif_carrier_off(ad->netdev);
 	}
+out:
+	spin_unlock_irqrestore(&ad->link_lock, flags);
 }
 
 static u64 rce_rd64(struct rce_adapter *ad, u32 lo, u32 hi)
@@ -243,7 +250,7 @@ static u64 rce_rd64(struct rce_adapter *ad, u32 lo, u32 hi)
  * rce_hw_stats_update - fold the clear-on-read counters into ad->hws
  * @ad: the adapter
  *
- * Any context. Runs at least every two seconds while the interface is up
+ * Any context. Runs every second while the interface is up
  * (rce_hw_stats_work), far below the time a 32-bit counter needs to wrap.
  */
 void rce_hw_stats_update(struct rce_adapter *ad)
@@ -270,11 +277,17 @@ void rce_hw_stats_update(struct rce_adapter *ad)
 	spin_unlock_irqrestore(&ad->stats_lock, flags);
 }
 
+/*
+ * The watchdog, while the interface is up. It also polls the link: QEMU's
+ * 82574 raises no link-change interrupt under MSI-X when the link is set
+ * down from its monitor, so the interrupt alone is not enough.
+ */
 void rce_hw_stats_work(struct work_struct *work)
 {
 	struct rce_adapter *ad = container_of(to_delayed_work(work),
 					      struct rce_adapter, stats_work);
 
 	rce_hw_stats_update(ad);
-	schedule_delayed_work(&ad->stats_work, 2 * HZ);
+	rce_link_update(ad);
+	schedule_delayed_work(&ad->stats_work, HZ);
 }

@@ -65,7 +65,7 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct ringcap_dev *rd;
 	struct rce_adapter *ad;
 	u8 mac[ETH_ALEN];
-	int err;
+	int err, q;
 
 	err = pci_enable_device_mem(pdev);
 	if (err)
@@ -93,8 +93,19 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ad->pdev = pdev;
 	ad->rx_count = RCE_RING_DEFAULT;
 	ad->tx_count = RCE_RING_DEFAULT;
+	ad->itr_usecs = RCE_ITR_DEFAULT_USECS;
+	ad->tx.ad = ad;
+	for (q = 0; q < RCE_NUM_RXQ; q++) {
+		ad->rx[q].ad = ad;
+		ad->rx[q].q = q;
+		u64_stats_init(&ad->rx[q].stats.syncp);
+	}
+	u64_stats_init(&ad->tx.stats.syncp);
+	u64_stats_init(&ad->tx.xmit_stats.syncp);
 	spin_lock_init(&ad->stats_lock);
+	spin_lock_init(&ad->link_lock);
 	INIT_DELAYED_WORK(&ad->stats_work, rce_hw_stats_work);
+	INIT_WORK(&ad->reset_work, rce_reset_work);
 
 	err = -EIO;
 	ad->hw = pci_iomap(pdev, 0, 0);
@@ -180,6 +191,7 @@ static void rce_remove(struct pci_dev *pdev)
 	rtnl_unlock();
 
 	unregister_netdev(netdev);
+	cancel_work_sync(&ad->reset_work);
 	netif_napi_del(&ad->tx.napi);
 	rce_irq_free_vectors(ad);
 	rce_hw_reset(ad);

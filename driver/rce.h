@@ -33,6 +33,9 @@
 /* RDLEN/TDLEN must be multiples of 128 bytes: 8 descriptors. */
 #define RCE_RING_ALIGN		8
 #define RCE_TX_WAKE_THRESH	32	/* free descriptors to restart TX */
+/* At most 20000 interrupts a second per vector, as ITR counts 256 ns. */
+#define RCE_ITR_DEFAULT_USECS	50
+#define RCE_ITR_MAX_USECS	16776	/* 0xffff * 256 ns */
 
 enum rce_irq_mode { RCE_IRQ_MSIX, RCE_IRQ_MSI, RCE_IRQ_LEGACY };
 
@@ -75,6 +78,7 @@ struct rce_rx_ring {
 	struct task_struct	*thread;
 	int			cpu;
 	u32			irq_bit;	/* IMS/IMC bit of this queue */
+	unsigned long		irq_held;	/* bit 0: masked for the thread */
 	struct rce_rx_stats	stats;
 	/* Counted in the interrupt handler. */
 	atomic_long_t		irqs;
@@ -126,8 +130,11 @@ struct rce_adapter {
 	enum rce_irq_mode	irq_mode;
 	int			nvec;
 	u32			rx_irq_bits;	/* all RX causes we enable */
-	/* Single-vector modes: RX threads still draining; 0 = RX unmasked. */
-	atomic_t		rx_active;
+	/* Single vector: the RX causes are shared by both queues, so they
+	 * stay masked until every queue that was woken has drained. */
+	spinlock_t		rx_irq_lock;
+	unsigned int		rx_active;	/* queues holding the mask */
+	int			irq_vec[RCE_NUM_VEC];	/* Linux IRQ numbers */
 
 	struct rce_rx_ring	rx[RCE_NUM_RXQ];
 	struct rce_tx_ring	tx;
@@ -136,10 +143,12 @@ struct rce_adapter {
 
 	spinlock_t		stats_lock;
 	struct rce_hw_stats	hws;
-	struct delayed_work	stats_work;	/* folds counters before wrap */
+	struct delayed_work	stats_work;	/* counters and link, every second */
+	struct work_struct	reset_work;	/* TX timeout: down and up again */
+	spinlock_t		link_lock;
 	atomic_long_t		irq_other;
+	atomic_long_t		rx_overruns;	/* RXO: a queue had no descriptor */
 	atomic_long_t		link_changes;
-	bool			link_up;
 };
 
 static inline u32 rce_rd(struct rce_adapter *ad, u32 reg)
@@ -180,6 +189,8 @@ int rce_irq_request(struct rce_adapter *ad);
 void rce_irq_release(struct rce_adapter *ad);
 void rce_irq_enable(struct rce_adapter *ad);
 void rce_irq_disable(struct rce_adapter *ad);
+void rce_irq_sync(struct rce_adapter *ad);
+void rce_rx_irq_arm(struct rce_rx_ring *rx);
 const char *rce_irq_mode_name(enum rce_irq_mode mode);
 
 /* tx.c */
@@ -199,10 +210,10 @@ bool rce_rx_pending(struct rce_rx_ring *rx);
 /* rxthread.c */
 int rce_rx_threads_start(struct rce_adapter *ad);
 void rce_rx_threads_stop(struct rce_adapter *ad);
-void rce_rx_kick(struct rce_rx_ring *rx);
 
 /* netdev.c */
 extern const struct net_device_ops rce_netdev_ops;
+void rce_reset_work(struct work_struct *work);
 int rce_up(struct rce_adapter *ad);
 void rce_down(struct rce_adapter *ad);
 

@@ -31,9 +31,7 @@
 #define   RCE_EERD_ADDR_SHIFT	2
 #define   RCE_EERD_DATA_SHIFT	16
 #define RCE_CTRL_EXT		0x0018
-#define   RCE_CTRL_EXT_EIAME	BIT(24)	/* MSI-X: auto-mask by EIAC on notify */
-#define   RCE_CTRL_EXT_DRV_LOAD	BIT(28)	/* tells firmware a driver owns us */
-#define   RCE_CTRL_EXT_PBA	BIT(31)	/* PBA support, needed with MSI-X */
+#define   RCE_CTRL_EXT_PBA	BIT(31)	/* PBA support, set with MSI-X */
 
 /* Interrupts */
 #define RCE_ICR			0x00C0	/* cause, read to clear */
@@ -42,7 +40,6 @@
 #define RCE_IMS			0x00D0	/* mask set = enable */
 #define RCE_IMC			0x00D8	/* mask clear = disable */
 #define RCE_EIAC		0x00DC	/* MSI-X: causes auto-cleared on notify */
-#define RCE_IAM			0x00E0
 #define RCE_IVAR		0x00E4	/* MSI-X: cause -> vector */
 #define   RCE_IVAR_VALID	0x8	/* per 4-bit entry: vector in bits 0-2 */
 #define   RCE_IVAR_RXQ0_SHIFT	0
@@ -77,6 +74,7 @@
 #define   RCE_RCTL_BSEX		BIT(25)
 #define   RCE_RCTL_SECRC	BIT(26)	/* strip the Ethernet CRC */
 #define RCE_RFCTL		0x5008
+#define   RCE_RFCTL_ACK_DIS	BIT(12)	/* no ACK interrupt per TCP ACK */
 #define   RCE_RFCTL_EXSTEN	BIT(15)	/* extended RX descriptors */
 #define RCE_RXCSUM		0x5000
 #define   RCE_RXCSUM_PCSD	BIT(13)	/* write RSS hash, not checksum */
@@ -94,10 +92,9 @@
 #define   RCE_MRQC_RSS_EN	0x1
 #define   RCE_MRQC_TCP_IPV4	BIT(16)
 #define   RCE_MRQC_IPV4		BIT(17)
-#define   RCE_MRQC_TCP_IPV6_EX	BIT(18)
+#define   RCE_MRQC_TCP_IPV6	BIT(18)
 #define   RCE_MRQC_IPV6_EX	BIT(19)
 #define   RCE_MRQC_IPV6		BIT(20)
-#define   RCE_MRQC_TCP_IPV6	BIT(21)
 #define RCE_RETA(i)		(0x5C00 + 4 * (i))	/* 32 regs, 128 bytes */
 #define   RCE_RETA_ENTRIES	128
 #define   RCE_RETA_QUEUE1	0x80	/* per byte: bit 7 selects queue 1 */
@@ -148,7 +145,5 @@
 #define RCE_ROC			0x40AC	/* oversize */
 #define RCE_TPR			0x40D0
 #define RCE_TPT			0x40D4
-
-#define RCE_REGS_DUMP_LEN	0x8000	/* BAR0 window ethtool -d reads */
 
 #endif /* _RCE_REGS_H */

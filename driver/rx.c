@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The RX rings: extended descriptors over 2048-byte buffers that are
+ * allocated and DMA-mapped once, when the interface comes up, and handed
+ * back to the NIC in place after every frame. Receiving allocates nothing
+ * but the skbs of frames that go to the stack (rx<q>_buf_allocs only moves
+ * at interface up and ring resize).
+ *
+ * Each frame is offered to ringcap while it is still in the DMA buffer;
+ * ringcap says whether the stack must have it too (transparent modes).
+ */
+#include <linux/etherdevice.h>
+#include <linux/skbuff.h>
+#include "rce.h"
+
+static void rce_rx_desc_arm(struct rce_rx_ring *rx, unsigned int i)
+{
+	rx->desc[i].read.addr = cpu_to_le64(rx->bufs[i].dma);
+	/* Also clears the DD bit the write-back put in this word. */
+	rx->desc[i].read.reserved = 0;
+}
+
+/**
+ * rce_rx_setup - allocate a ring's descriptors and buffers, map them
+ * @rx: the ring, with ->ad, ->q set; its size is ad->rx_count
+ *
+ * Return: 0 or -ENOMEM, with nothing left allocated.
+ */
+int rce_rx_setup(struct rce_rx_ring *rx)
+{
+	struct device *dev = &rx->ad->pdev->dev;
+	unsigned int i;
+
+	rx->count = rx->ad->rx_count;
+	rx->next = 0;
+	rx->discard = false;
+	rx->bufs = kcalloc(rx->count, sizeof(*rx->bufs), GFP_KERNEL);
+	if (!rx->bufs)
+		return -ENOMEM;
+	rx->desc = dma_alloc_coherent(dev, rx->count * sizeof(*rx->desc),
+				      &rx->desc_dma, GFP_KERNEL);
+	if (!rx->desc)
+		goto err;
+
+	for (i = 0; i < rx->count; i++) {
+		struct rce_rx_buf *b = &rx->bufs[i];
+
+		b->data = kmalloc(RCE_RX_BUF_LEN, GFP_KERNEL);
+		if (!b->data)
+			goto err;
+		b->dma = dma_map_single(dev, b->data, RCE_RX_BUF_LEN,
+					DMA_FROM_DEVICE);
+		if (dma_mapping_error(dev, b->dma)) {
+			kfree(b->data);
+			b->data = NULL;
+			goto err;
+		}
+		rce_rx_desc_arm(rx, i);
+	}
+	u64_stats_update_begin(&rx->stats.syncp);
+	u64_stats_add(&rx->stats.buf_allocs, rx->count);
+	u64_stats_update_end(&rx->stats.syncp);
+	return 0;
+
+err:
+	rce_rx_free(rx);
+	return -ENOMEM;
+}
+
+void rce_rx_free(struct rce_rx_ring *rx)
+{
+	struct device *dev = &rx->ad->pdev->dev;
+	unsigned int i;
+
+	for (i = 0; rx->bufs && i < rx->count; i++) {
+		struct rce_rx_buf *b = &rx->bufs[i];
+
+		if (!b->data)
+			break;
+		dma_unmap_single(dev, b->dma, RCE_RX_BUF_LEN, DMA_FROM_DEVICE);
+		kfree(b->data);
+	}
+	kfree(rx->bufs);
+	rx->bufs = NULL;
+	if (rx->desc)
+		dma_free_coherent(dev, rx->count * sizeof(*rx->desc), rx->desc,
+				  rx->desc_dma);
+	rx->desc = NULL;
+}
+
+/**
+ * rce_rx_configure - point the NIC at the rings and start receiving
+ * @ad: the adapter, rings set up, after rce_hw_reset()
+ *
+ * The descriptor format and buffer size latch when RCTL.EN is written,
+ * so RFCTL, RXCSUM and RSS are programmed first.
+ */
+void rce_rx_configure(struct rce_adapter *ad)
+{
+	int q;
+
+	rce_wr(ad, RCE_RCTL, 0);
+	for (q = 0; q < RCE_NUM_RXQ; q++) {
+		struct rce_rx_ring *rx = &ad->rx[q];
+
+		rce_wr(ad, RCE_RDBAL(q), lower_32_bits(rx->desc_dma));
+		rce_wr(ad, RCE_RDBAH(q), upper_32_bits(rx->desc_dma));
+		rce_wr(ad, RCE_RDLEN(q), rx->count * sizeof(*rx->desc));
+		rce_wr(ad, RCE_RDH(q), 0);
+		/* One descriptor stays ours so a full ring is not an empty one. */
+		rce_wr(ad, RCE_RDT(q), rx->count - 1);
+	}
+	/* No receive delay: the threads batch, EITR/ITR moderate. */
+	rce_wr(ad, RCE_RDTR, 0);
+	rce_wr(ad, RCE_RADV, 0);
+	rce_wr(ad, RCE_RFCTL, RCE_RFCTL_EXSTEN | RCE_RFCTL_ACK_DIS);
+	rce_hw_setup_rss(ad);
+
+	netif_addr_lock_bh(ad->netdev);
+	rce_wr(ad, RCE_RCTL, RCE_RCTL_BAM | RCE_RCTL_SECRC |
+	       RCE_RCTL_BSIZE_2048 | RCE_RCTL_RDMTS_HALF);
+	rce_hw_set_rx_mode(ad);
+	rce_wr(ad, RCE_RCTL, rce_rd(ad, RCE_RCTL) | RCE_RCTL_EN);
+	netif_addr_unlock_bh(ad->netdev);
+}
+
+bool rce_rx_pending(struct rce_rx_ring *rx)
+{
+	u32 st = le32_to_cpu(READ_ONCE(rx->desc[rx->next].wb.status_error));
+
+	return st & RCE_RXD_STAT_DD;
+}
+
+struct rce_rx_tally {
+	unsigned int packets, bytes, errors, to_ring, to_stack, dropped;
+};
+
+/* Hash types 1 and 3 are TCP over IPv4/IPv6: the hash covers the ports. */
+static enum pkt_hash_types rce_rss_type(u32 mrq)
+{
+	switch (mrq & RCE_RXD_MRQ_RSS_TYPE) {
+	case 0:
+		return PKT_HASH_TYPE_NONE;
+	case 1:
+	case 3:
+		return PKT_HASH_TYPE_L4;
+	default:
+		return PKT_HASH_TYPE_L3;
+	}
+}
+
+/* One good frame: to the rings and/or to a fresh skb on @list. */
+static void rce_rx_frame(struct rce_rx_ring *rx, struct ringcap_dev *rd,
+			 const union rce_rx_desc *d, const void *data,
+			 unsigned int len, struct list_head *list,
+			 struct rce_rx_tally *t)
+{
+	u32 mrq = le32_to_cpu(d->wb.mrq);
+	enum pkt_hash_types htype = rce_rss_type(mrq);
+	struct ringcap_rx_meta meta = {
+		.rss_hash = le32_to_cpu(d->wb.rss_hash),
+		.has_hash = htype != PKT_HASH_TYPE_NONE,
+	};
+	unsigned int where = RINGCAP_RX_STACK;
+	struct sk_buff *skb;
+
+	if (rd)
+		where = ringcap_rx(rd, rx->q, data, len, &meta);
+	if (where & RINGCAP_RX_RING)
+		t->to_ring++;
+	if (!(where & RINGCAP_RX_STACK))
+		return;
+
+	skb = netdev_alloc_skb_ip_align(rx->ad->netdev, len);
+	if (unlikely(!skb)) {
+		t->dropped++;
+		return;
+	}
+	skb_put_data(skb, data, len);
+	skb->protocol = eth_type_trans(skb, rx->ad->netdev);
+	skb_record_rx_queue(skb, rx->q);
+	if (meta.has_hash)
+		skb_set_hash(skb, meta.rss_hash, htype);
+	list_add_tail(&skb->list, list);
+	t->to_stack++;
+}
+
+/**
+ * rce_rx_clean - handle up to @budget received descriptors
+ * @rx: the ring; called by its thread only
+ * @budget: most descriptors to handle
+ *
+ * Frames the stack must see are passed up together at the end, with
+ * bottom halves off as netif_receive_skb_list() expects. The tail
+ * register is written once per call.
+ *
+ * Return: how many descriptors were handled.
+ */
+unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget)
+{
+	struct rce_adapter *ad = rx->ad;
+	struct device *dev = &ad->pdev->dev;
+	struct rce_rx_tally t = { };
+	unsigned int done = 0, i = rx->next;
+	struct ringcap_dev *rd;
+	LIST_HEAD(list);
+
+	rcu_read_lock();
+	rd = rcu_dereference(ad->rd);
+	while (done < budget) {
+		union rce_rx_desc *d = &rx->desc[i];
+		struct rce_rx_buf *b = &rx->bufs[i];
+		u32 st = le32_to_cpu(READ_ONCE(d->wb.status_error));
+		unsigned int len;
+
+		if (!(st & RCE_RXD_STAT_DD))
+			break;
+		/* Read the rest of the write-back only after DD. */
+		dma_rmb();
+		len = le16_to_cpu(d->wb.len);
+
+		dma_sync_single_for_cpu(dev, b->dma, RCE_RX_BUF_LEN,
+					DMA_FROM_DEVICE);
+		if (!(st & RCE_RXD_STAT_EOP)) {
+			/* Longer than a buffer: we take no jumbo frames. */
+			if (!rx->discard)
+				t.errors++;
+			rx->discard = true;
+		} else if (rx->discard) {
+			rx->discard = false;	/* its last piece */
+		} else if ((st & RCE_RXD_ERR_FRAME) || len < ETH_HLEN) {
+			t.errors++;
+		} else {
+			t.packets++;
+			t.bytes += len;
+			rce_rx_frame(rx, rd, d, b->data, len, &list, &t);
+		}
+		dma_sync_single_for_device(dev, b->dma, RCE_RX_BUF_LEN,
+					   DMA_FROM_DEVICE);
+		rce_rx_desc_arm(rx, i);
+		done++;
+		if (++i == rx->count)
+			i = 0;
+	}
+	rcu_read_unlock();
+	if (!done)
+		return 0;
+	rx->next = i;
+
+	/* The descriptors must be re-armed in memory before the NIC sees RDT. */
+	wmb();
+	rce_wr(ad, RCE_RDT(rx->q), (i ? i : rx->count) - 1);
+
+	if (!list_empty(&list)) {
+		local_bh_disable();
+		netif_receive_skb_list(&list);
+		local_bh_enable();
+	}
+
+	u64_stats_update_begin(&rx->stats.syncp);
+	u64_stats_add(&rx->stats.packets, t.packets);
+	u64_stats_add(&rx->stats.bytes, t.bytes);
+	u64_stats_add(&rx->stats.errors, t.errors);
+	u64_stats_add(&rx->stats.to_ring, t.to_ring);
+	u64_stats_add(&rx->stats.to_stack, t.to_stack);
+	u64_stats_add(&rx->stats.skb_allocs, t.to_stack + t.dropped);
+	u64_stats_add(&rx->stats.dropped, t.dropped);
+	u64_stats_inc(&rx->stats.batches);
+	u64_stats_update_end(&rx->stats.syncp);
+	return done;
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One kernel thread per RX queue, in place of NAPI on the receive side.
+ *
+ * The thread owns its ring: it drains it in batches of rx_batch frames,
+ * and only when a pass comes back short does it give the interrupt back
+ * (rce_rx_irq_arm) and sleep. The state is set to sleeping before the
+ * unmask and the ring looked at once more after it, so a frame that lands
+ * in between either raises an interrupt that wakes us or is seen here.
+ * Being an ordinary kthread, it can be pinned (rx_cpu) and seen in top.
+ */
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include "rce.h"
+
+static int rce_rx_thread(void *data)
+{
+	struct rce_rx_ring *rx = data;
+	unsigned int batch, done;
+
+	while (!kthread_should_stop()) {
+		batch = rce_param_rx_batch();
+		done = rce_rx_clean(rx, batch);
+		if (done == batch || rce_param_busy_poll()) {
+			/* More to do, or polling: let others have the CPU. */
+			cond_resched();
+			continue;
+		}
+
+		set_current_state(TASK_INTERRUPTIBLE);
+		rce_rx_irq_arm(rx);
+		if (rce_rx_pending(rx) || kthread_should_stop()) {
+			__set_current_state(TASK_RUNNING);
+			continue;
+		}
+		schedule();
+		u64_stats_update_begin(&rx->stats.syncp);
+		u64_stats_inc(&rx->stats.wakeups);
+		u64_stats_update_end(&rx->stats.syncp);
+	}
+	return 0;
+}
+
+/**
+ * rce_rx_threads_start - create and start each queue's thread
+ * @ad: the adapter, with rings configured and handlers installed
+ *
+ * Return: 0, or the kthread_create() error with no thread left behind.
+ */
+int rce_rx_threads_start(struct rce_adapter *ad)
+{
+	struct task_struct *t;
+	int q;
+
+	for (q = 0; q < RCE_NUM_RXQ; q++) {
+		struct rce_rx_ring *rx = &ad->rx[q];
+
+		t = kthread_create(rce_rx_thread, rx, "%s-rx%d",
+				   ad->netdev->name, q);
+		if (IS_ERR(t)) {
+			netdev_err(ad->netdev, "cannot create RX thread %d: %ld\n",
+				   q, PTR_ERR(t));
+			rce_rx_threads_stop(ad);
+			return PTR_ERR(t);
+		}
+		rx->cpu = rce_param_rx_cpu(q);
+		kthread_bind(t, rx->cpu);
+		WRITE_ONCE(rx->thread, t);
+		wake_up_process(t);
+	}
+	return 0;
+}
+
+/*
+ * Handlers read rx->thread: clear it and let running handlers finish
+ * before the task can go away under them.
+ */
+void rce_rx_threads_stop(struct rce_adapter *ad)
+{
+	struct task_struct *t[RCE_NUM_RXQ];
+	int q;
+
+	for (q = 0; q < RCE_NUM_RXQ; q++) {
+		t[q] = ad->rx[q].thread;
+		WRITE_ONCE(ad->rx[q].thread, NULL);
+	}
+	rce_irq_sync(ad);
+	for (q = 0; q < RCE_NUM_RXQ; q++)
+		if (t[q])
+			kthread_stop(t[q]);
+}

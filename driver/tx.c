@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The TX ring: one legacy descriptor per frame (we advertise no scatter-
+ * gather and no offloads, so every skb is linear and complete), and
+ * completion cleaning from the TX vector's NAPI poll. Only TX queue 0 of
+ * the 82574's two is used.
+ *
+ * ndo_start_xmit owns next_to_use, the poll owns next_to_clean; each reads
+ * the other's index. Stopping and waking the queue follows the usual
+ * pattern: stop, full barrier, look again.
+ */
+#include <linux/etherdevice.h>
+#include <linux/netdevice.h>
+#include "rce.h"
+
+static unsigned int rce_tx_free_descs(struct rce_tx_ring *tx)
+{
+	unsigned int ntu = READ_ONCE(tx->next_to_use);
+	unsigned int ntc = READ_ONCE(tx->next_to_clean);
+
+	return (ntc + tx->count - ntu - 1) % tx->count;
+}
+
+int rce_tx_setup(struct rce_adapter *ad)
+{
+	struct rce_tx_ring *tx = &ad->tx;
+
+	tx->count = ad->tx_count;
+	tx->next_to_use = 0;
+	tx->next_to_clean = 0;
+	tx->bufs = kcalloc(tx->count, sizeof(*tx->bufs), GFP_KERNEL);
+	if (!tx->bufs)
+		return -ENOMEM;
+	tx->desc = dma_alloc_coherent(&ad->pdev->dev,
+				      tx->count * sizeof(*tx->desc),
+				      &tx->desc_dma, GFP_KERNEL);
+	if (!tx->desc) {
+		kfree(tx->bufs);
+		tx->bufs = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Frees frames the NIC never sent too: call with the NIC stopped. */
+void rce_tx_free(struct rce_adapter *ad)
+{
+	struct rce_tx_ring *tx = &ad->tx;
+	unsigned int i;
+
+	for (i = 0; i < tx->count; i++) {
+		struct rce_tx_buf *b = &tx->bufs[i];
+
+		if (!b->skb)
+			continue;
+		dma_unmap_single(&ad->pdev->dev, b->dma, b->len, DMA_TO_DEVICE);
+		dev_kfree_skb_any(b->skb);
+		b->skb = NULL;
+	}
+	netdev_reset_queue(ad->netdev);
+	kfree(tx->bufs);
+	tx->bufs = NULL;
+	dma_free_coherent(&ad->pdev->dev, tx->count * sizeof(*tx->desc),
+			  tx->desc, tx->desc_dma);
+	tx->desc = NULL;
+}
+
+void rce_tx_configure(struct rce_adapter *ad)
+{
+	struct rce_tx_ring *tx = &ad->tx;
+
+	rce_wr(ad, RCE_TDBAL(0), lower_32_bits(tx->desc_dma));
+	rce_wr(ad, RCE_TDBAH(0), upper_32_bits(tx->desc_dma));
+	rce_wr(ad, RCE_TDLEN(0), tx->count * sizeof(*tx->desc));
+	rce_wr(ad, RCE_TDH(0), 0);
+	rce_wr(ad, RCE_TDT(0), 0);
+	rce_wr(ad, RCE_TXDCTL(0),
+	       rce_rd(ad, RCE_TXDCTL(0)) | RCE_TXDCTL_GRAN);
+	/* The datasheet's copper values: IPGT 8, IPGR1 8, IPGR2 6. */
+	rce_wr(ad, RCE_TIPG, 8 | 8 << 10 | 6 << 20);
+	/* TARC0 keeps its reset value: the 82574 wants bit 10 set there. */
+	rce_wr(ad, RCE_TCTL, RCE_TCTL_EN | RCE_TCTL_PSP | RCE_TCTL_RTLC |
+	       0x0f << RCE_TCTL_CT_SHIFT | 0x3f << RCE_TCTL_COLD_SHIFT);
+}
+
+netdev_tx_t rce_xmit(struct sk_buff *skb, struct net_device *netdev)
+{
+	struct rce_adapter *ad = netdev_priv(netdev);
+	struct rce_tx_ring *tx = &ad->tx;
+	struct rce_tx_desc *d;
+	struct rce_tx_buf *b;
+	unsigned int i;
+	dma_addr_t dma;
+	bool kick;
+
+	/* Frees the skb on failure. */
+	if (skb_put_padto(skb, ETH_ZLEN))
+		return NETDEV_TX_OK;
+
+	if (unlikely(!rce_tx_free_descs(tx))) {
+		/* The stop below should have kept us from getting here. */
+		netif_stop_queue(netdev);
+		u64_stats_update_begin(&tx->xmit_stats.syncp);
+		u64_stats_inc(&tx->xmit_stats.busy);
+		u64_stats_update_end(&tx->xmit_stats.syncp);
+		return NETDEV_TX_BUSY;
+	}
+
+	dma = dma_map_single(&ad->pdev->dev, skb->data, skb->len,
+			     DMA_TO_DEVICE);
+	if (dma_mapping_error(&ad->pdev->dev, dma)) {
+		dev_kfree_skb_any(skb);
+		netdev->stats.tx_dropped++;
+		return NETDEV_TX_OK;
+	}
+
+	i = tx->next_to_use;
+	b = &tx->bufs[i];
+	b->skb = skb;
+	b->dma = dma;
+	b->len = skb->len;
+	d = &tx->desc[i];
+	d->addr = cpu_to_le64(dma);
+	d->len = cpu_to_le16(skb->len);
+	d->cso = 0;
+	d->css = 0;
+	d->special = 0;
+	d->status = 0;
+	d->cmd = RCE_TXD_CMD_EOP | RCE_TXD_CMD_IFCS | RCE_TXD_CMD_RS;
+	/* BQL accounting; says whether the doorbell may wait for more. */
+	kick = __netdev_sent_queue(netdev, skb->len, netdev_xmit_more());
+	skb_tx_timestamp(skb);
+
+	/* The poll reads next_to_use: publish it after the descriptor. */
+	smp_store_release(&tx->next_to_use, i + 1 == tx->count ? 0 : i + 1);
+
+	if (unlikely(rce_tx_free_descs(tx) < 1)) {
+		netif_stop_queue(netdev);
+		u64_stats_update_begin(&tx->xmit_stats.syncp);
+		u64_stats_inc(&tx->xmit_stats.busy);
+		u64_stats_update_end(&tx->xmit_stats.syncp);
+		/* The poll may have cleaned in between: look again. */
+		smp_mb();
+		if (rce_tx_free_descs(tx) >= RCE_TX_WAKE_THRESH)
+			netif_start_queue(netdev);
+	}
+
+	if (kick || netif_queue_stopped(netdev)) {
+		/* writel orders the descriptor writes before the doorbell. */
+		rce_wr(ad, RCE_TDT(0), tx->next_to_use);
+	}
+	return NETDEV_TX_OK;
+}
+
+/**
+ * rce_tx_poll - NAPI poll of the TX vector: reclaim sent frames
+ * @napi: the TX ring's NAPI context
+ * @budget: RX budget; TX cleaning is not bounded by it
+ *
+ * Return: always 0, after re-enabling the TX interrupt unless @budget is
+ * 0 (netpoll), which must not complete.
+ */
+int rce_tx_poll(struct napi_struct *napi, int budget)
+{
+	struct rce_tx_ring *tx = container_of(napi, struct rce_tx_ring, napi);
+	struct rce_adapter *ad = tx->ad;
+	struct net_device *netdev = ad->netdev;
+	unsigned int i = tx->next_to_clean, packets = 0, bytes = 0;
+	unsigned int ntu = smp_load_acquire(&tx->next_to_use);
+
+	while (i != ntu) {
+		struct rce_tx_desc *d = &tx->desc[i];
+		struct rce_tx_buf *b = &tx->bufs[i];
+
+		if (!(READ_ONCE(d->status) & RCE_TXD_STAT_DD))
+			break;
+		dma_rmb();
+		dma_unmap_single(&ad->pdev->dev, b->dma, b->len, DMA_TO_DEVICE);
+		packets++;
+		bytes += b->len;
+		napi_consume_skb(b->skb, budget);
+		b->skb = NULL;
+		if (++i == tx->count)
+			i = 0;
+	}
+	WRITE_ONCE(tx->next_to_clean, i);
+	netdev_completed_queue(netdev, packets, bytes);
+
+	if (packets) {
+		u64_stats_update_begin(&tx->stats.syncp);
+		u64_stats_add(&tx->stats.packets, packets);
+		u64_stats_add(&tx->stats.bytes, bytes);
+		u64_stats_inc(&tx->stats.cleaned);
+		u64_stats_update_end(&tx->stats.syncp);
+	}
+
+	/* Pairs with the barrier after netif_stop_queue() in rce_xmit(). */
+	smp_mb();
+	if (netif_queue_stopped(netdev) &&
+	    rce_tx_free_descs(tx) >= RCE_TX_WAKE_THRESH)
+		netif_wake_queue(netdev);
+
+	if (budget && napi_complete_done(napi, 0))
+		rce_wr(ad, RCE_IMS, tx->irq_bit);
+	return 0;
+}

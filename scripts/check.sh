@@ -176,7 +176,8 @@ if [ "$debug" = 1 ]; then
 		krel=$(cat "$dk/kernelrelease")
 		step "selftests $krel" make -C selftests all KVERS="$krel" KDIR="$dk/build"
 		guest "$krel" $((timeout * 2)) --kernel-image "$dk/bzImage" "${guest_nics[@]}" \
-			-e "RC_RINGCAP_KO=$top/selftests/build/$krel/ringcap.ko"
+			-e "RC_RINGCAP_KO=$top/selftests/build/$krel/ringcap.ko" \
+			-e "RC_E1000E_KO=$top/selftests/build/$krel/ringcap_e1000e.ko"
 	else
 		end "debug kernel"
 		failed=$((failed + 1))

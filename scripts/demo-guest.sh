@@ -1,82 +1,198 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The guest half of `make demo` (scripts/demo.sh boots the guest): capture
-# a known number of frames from a simulated ringcap-aware device and show
-# what ringcount and /proc/net/ringcap counted.
+# The guest half of `make demo` (scripts/demo.sh boots the guest with one
+# emulated 82574L, nic0, whose wire is the host traffic generator): the NIC
+# on ringcap_e1000e in transparent mode 2, a ringcount on each RX queue,
+# FRAMES frames from the host in 64 flows, and where every frame went.
 #
-#   scripts/demo-guest.sh [FRAMES]     default 10000
+#   scripts/demo-guest.sh [FRAMES]     default 200000
 #
-# RINGCAP_DEMO_MODE sets transparent_mode (default: the module's default).
+#   RINGCAP_DEMO_MODE=0|1|2   transparent_mode (default 2)
+#   RINGCAP_DEMO_RATE=PPS     offered rate (default 0: as fast as the host
+#                             can send, more than the guest can take)
+#   RINGCAP_DEMO_SIZE=BYTES   frame size without FCS (default 64)
+#   RINGCAP_DEMO_COMPARE=1    then offer the same load to ringcap_e1000e in
+#                             mode 0, and to the stock e1000e with tcpdump
+#                             (AF_PACKET), and compare the capture shares
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-frames=${1:-10000}
-dev=rcsim0
-sim=$top/selftests/build/$(uname -r)/ringcap_sim.ko
-inject=$top/selftests/build/bin/rc_inject
+frames=${1:-200000}
+mode=${RINGCAP_DEMO_MODE:-2}
+rate=${RINGCAP_DEMO_RATE:-0}
+size=${RINGCAP_DEMO_SIZE:-64}
+mac=52:54:00:12:34:10
 ringcount=$top/userland/build/bin/ringcount
+rc_host=$top/selftests/rc_host
+ring=4M				# per queue; tcpdump gets the same in total
+out=$(mktemp -d)
+dev= pci=
+pids=()
 
-for f in "$sim" "$inject" "$ringcount"; do
-	[ -e "$f" ] || { echo "demo: $f missing (make selftests userland)" >&2; exit 1; }
-done
+[ -x "$ringcount" ] || { echo "demo: $ringcount missing (make -C userland)" >&2; exit 1; }
 
-rc_pid=
 cleanup() {
-	[ -z "$rc_pid" ] || kill "$rc_pid" 2>/dev/null || true
-	ip link del "$dev" 2>/dev/null || true
+	local p
+	for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$out"
 }
 trap cleanup EXIT
 
-# wait_for SECONDS CMD...: poll a condition instead of guessing a sleep.
-wait_for() {
-	local end=$((SECONDS + $1))
+now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
+wait_for() { # SECONDS CMD...
+	local end=$(($(now_ms) + $1 * 1000))
 	shift
-	until "$@"; do
-		[ "$SECONDS" -lt "$end" ] || return 1
+	until "$@" 2>/dev/null; do
+		[ "$(now_ms)" -lt "$end" ] || return 1
 		sleep 0.1
 	done
 }
-# ringcount prints a line per second once its socket is bound and mapped,
-# each with the running total: the demo's readiness and progress signals.
-started() { grep -q '^t=' /tmp/ringcount.out; }
-total() { sed -n 's/^t=.* total=\([0-9]*\).*/\1/p' /tmp/ringcount.out | tail -n 1; }
-all_in() { [ "$(total)" -ge "$frames" ]; }
+kv() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
+stat() { ethtool -S "$dev" | awk -v k="$1:" '$1 == k {print $2}'; }
+rxq() { echo $(($(stat rx0_packets) + $(stat rx1_packets))); }
+wiredrops() { kv drops "$("$rc_host" wiredrops nic0)"; }
+pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f%%", b ? 100 * a / b : 0}'; }
 
-modprobe ringcap ${RINGCAP_DEMO_MODE:+transparent_mode=$RINGCAP_DEMO_MODE}
-insmod "$sim"
-ip link add "$dev" type ringcap_sim
-ip link set "$dev" up
-echo "demo: $(uname -r), ringcap $(cat /sys/module/ringcap/version)," \
-	"transparent_mode $(cat /sys/module/ringcap/parameters/transparent_mode)"
+# The NIC's counters stop moving: the host is done and the rings drained.
+settle() {
+	local a b i
+	a=$("$@")
+	for ((i = 0; i < 60; i++)); do
+		sleep 0.5
+		b=$("$@")
+		[ "$a" = "$b" ] && return 0
+		a=$b
+	done
+}
 
-"$ringcount" -i "$dev" >/tmp/ringcount.out 2>&1 &
-rc_pid=$!
-wait_for 20 started || { echo "demo: ringcount never bound to $dev" >&2; cat /tmp/ringcount.out >&2; exit 1; }
+netdev_of() { ls "/sys/bus/pci/devices/$pci/net" 2>/dev/null | head -n 1; }
+# bind DRIVER: give the 82574L to DRIVER, bring it up, wait for the link.
+bind() {
+	local cur
+	cur=$(basename "$(readlink -f "/sys/bus/pci/devices/$pci/driver" 2>/dev/null)" 2>/dev/null || true)
+	if [ "$cur" != "$1" ]; then
+		[ -z "$cur" ] || [ "$cur" = . ] || echo "$pci" >"/sys/bus/pci/devices/$pci/driver/unbind"
+		echo "$1" >"/sys/bus/pci/devices/$pci/driver_override"
+		modprobe "$1"
+		echo "$pci" >/sys/bus/pci/drivers_probe 2>/dev/null || true
+	fi
+	wait_for 20 netdev_of || { echo "demo: $pci has no interface under $1" >&2; exit 1; }
+	dev=$(netdev_of)
+	ip link set "$dev" up
+	wait_for 20 grep -qx 1 "/sys/class/net/$dev/carrier" ||
+		{ echo "demo: $dev: no link" >&2; exit 1; }
+}
 
-echo "demo: injecting $frames frames on both RX queues of $dev"
-t0=$(date +%s.%N)
-"$inject" -d "$dev" -n "$frames" -q mixed
-t1=$(date +%s.%N)
-# Frames dropped for a full ring never reach the total: give up waiting
-# after a few seconds rather than forever.
-wait_for 10 all_in || true
+# offer: FRAMES from the host; sets OFFERED, WIRE, NIC_RX, MISSED.
+offer() {
+	local g w0 m0 n0
+	w0=$(wiredrops)
+	m0=$(cat "/sys/class/net/$dev/statistics/rx_missed_errors")
+	n0=$(cat "/sys/class/net/$dev/statistics/rx_packets")
+	g=$("$rc_host" gen nic0 --dst-mac "$mac" --flows 64 --size "$size" \
+		--rate "$rate" --count "$frames")
+	settle cat "/sys/class/net/$dev/statistics/rx_packets"
+	OFFERED=$(kv sent "$g")
+	OFFER_PPS=$(kv rate_pps "$g")
+	WIRE=$(($(wiredrops) - w0))
+	MISSED=$(($(cat "/sys/class/net/$dev/statistics/rx_missed_errors") - m0))
+	NIC_RX=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") - n0))
+}
+
+# ringcount on each RX queue around one offer; sets CAPTURED, RINGFULL.
+ringcap_run() {
+	local q s
+	for q in 0 1; do
+		"$ringcount" -i "$dev@$q" -r "$ring" >"$out/rc$q" 2>&1 &
+		pids[q]=$!
+	done
+	for q in 0 1; do
+		wait_for 20 grep -q '^t=' "$out/rc$q" ||
+			{ echo "demo: ringcount -i $dev@$q did not start" >&2; cat "$out/rc$q" >&2; exit 1; }
+	done
+	offer
+	CAPTURED=0 RINGFULL=0
+	for q in 0 1; do
+		kill -INT "${pids[q]}"
+		wait "${pids[q]}" || true
+		s=$(grep '^ringcount:' "$out/rc$q" | tail -n 1)
+		CAP[q]=$(kv captured "$s")
+		FULL[q]=$(kv dropped "$s")
+		CAPTURED=$((CAPTURED + CAP[q]))
+		RINGFULL=$((RINGFULL + FULL[q]))
+	done
+	pids=()
+}
+
+# tcpdump over AF_PACKET (TPACKET_V3) around one offer.
+tcpdump_run() {
+	local p
+	tcpdump -i "$dev" -n -p -w /dev/null -B $((2 * 4096)) -Z root >"$out/td" 2>&1 &
+	p=$!
+	pids=("$p")
+	wait_for 20 grep -q 'listening on' "$out/td" ||
+		{ echo "demo: tcpdump did not start" >&2; cat "$out/td" >&2; exit 1; }
+	offer
+	kill -INT "$p"
+	wait "$p" || true
+	pids=()
+	CAPTURED=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured.*/\1/p' "$out/td")
+	RINGFULL=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' "$out/td")
+}
+
+pci=$(for f in /sys/class/net/*/address; do
+	[ "$(cat "$f")" = "$mac" ] || continue
+	basename "$(readlink -f "$(dirname "$f")/device")"
+done)
+[ -n "$pci" ] || pci=$(grep -l 0x10d3 /sys/bus/pci/devices/*/device | head -n 1 | xargs -r dirname | xargs -r basename)
+[ -n "$pci" ] || { echo "demo: no 82574L in this guest" >&2; exit 1; }
+
+modprobe ringcap transparent_mode="$mode"
+bind ringcap_e1000e
+echo "demo: $(uname -r), ringcap $(cat /sys/module/ringcap/version), $dev ($pci) on ringcap_e1000e," \
+	"transparent_mode $mode, $(nproc) CPUs"
+echo "demo: RX threads: $(ps -eo comm,psr | awk -v d="$dev" '$1 ~ "^" d "-rx" {printf "%s on CPU %s  ", $1, $2}')"
+echo "demo: the host offers $frames frames of $size bytes in 64 flows at" \
+	"$([ "$rate" = 0 ] && echo "full speed" || echo "$rate/s")"
+
+q0=$(stat rx0_packets) q1=$(stat rx1_packets)
+s0=$(stat rx0_to_stack) s1=$(stat rx1_to_stack)
+ringcap_run
+q0=$(($(stat rx0_packets) - q0)) q1=$(($(stat rx1_packets) - q1))
+stack=$(($(stat rx0_to_stack) + $(stat rx1_to_stack) - s0 - s1))
+for q in 0 1; do
+	echo "demo: ringcount -i $dev@$q: $(grep '^ringcount:' "$out/rc$q" | tail -n 1 | cut -d' ' -f2-)"
+done
 
 echo
-echo "demo: /proc/net/ringcap while capturing:"
-sed 's/^/  /' /proc/net/ringcap
-kill -INT "$rc_pid"
-wait "$rc_pid" || true
-rc_pid=
+printf 'demo: where the %d offered frames went (mode %s)\n' "$OFFERED" "$mode"
+printf '  %-44s %9s\n' "offered by the host generator" "$OFFERED"
+printf '  %-44s %9s\n' "  dropped on the wire (host, QEMU busy)" "$WIRE"
+printf '  %-44s %9s\n' "  missed by the NIC (MPC)" "$MISSED"
+printf '  %-44s %9s\n' "  delivered by the NIC" "$NIC_RX"
+printf '  %-44s %9s\n' "    RX queue 0 / 1" "$q0 / $q1"
+printf '  %-44s %9s\n' "    passed to the stack" "$stack"
+printf '  %-44s %9s\n' "    dropped, ring full (queue 0 / 1)" "${FULL[0]} / ${FULL[1]}"
+printf '  %-44s %9s\n' "    captured by ringcount (queue 0 / 1)" "${CAP[0]} / ${CAP[1]}"
+printf '  %-44s %9s\n' "unaccounted" $((OFFERED - WIRE - MISSED - NIC_RX))
+echo "demo: captured $CAPTURED of $OFFERED offered ($(pct "$CAPTURED" "$OFFERED")), of $NIC_RX delivered by the NIC ($(pct "$CAPTURED" "$NIC_RX"))"
+[ "${RINGCAP_DEMO_COMPARE:-0}" = 1 ] || exit 0
+
+# The same load through the other set-ups, one after the other.
+declare -a rows
+row() { rows+=("$(printf '  %-36s %9s %9s %9s %9s %8s' "$1" "$OFFERED" "$OFFER_PPS" "$NIC_RX" "$CAPTURED" "$(pct "$CAPTURED" "$OFFERED")")"); }
+row "ringcap_e1000e mode $mode, ringcount"
+for m in 0 2; do
+	[ "$m" != "$mode" ] || continue
+	echo "$m" >/sys/module/ringcap/parameters/transparent_mode
+	ringcap_run
+	row "ringcap_e1000e mode $m, ringcount"
+done
+bind e1000e
+tcpdump_run
+row "e1000e, tcpdump (AF_PACKET)"
 echo
-echo "demo: ringcount:"
-sed 's/^/  /' /tmp/ringcount.out
-echo
-echo "demo: stack view of $dev:"
-ip -s link show "$dev" | sed 's/^/  /'
-echo
-summary=$(tail -n 1 /tmp/ringcount.out)
-captured=$(sed -n 's/.*captured=\([0-9]*\).*/\1/p' <<<"$summary")
-dropped=$(sed -n 's/.* dropped=\([0-9]*\).*/\1/p' <<<"$summary")
-awk -v n="$frames" -v c="${captured:-0}" -v d="${dropped:-0}" -v a="$t0" -v b="$t1" 'BEGIN {
-	printf "demo: injected %d frames in %.2f s; captured %d, dropped %d (ring full)\n", n, b - a, c, d }'
+echo "demo: the same offered load, one set-up after the other"
+printf '  %-36s %9s %9s %9s %9s %8s\n' set-up offered "rate/s" "NIC rx" captured share
+printf '%s\n' "${rows[@]}"

@@ -264,6 +264,9 @@ have_host() {
 	return 1
 }
 # gen ARGS...: the host generator into nic2; GEN_SENT is what it sent.
+# Frames the host dropped at QEMU's socket for nic2 so far.
+wiredrops() { kv drops "$("$RC_HOST" wiredrops nic2 2>&1)"; }
+
 gen() {
 	local out
 	GEN_SENT=0
@@ -864,8 +867,8 @@ t_eth_S() {
 	snap s "$A" || { msg="ethtool -S $A failed"; return 1; }
 	for k in rx0_packets rx0_bytes rx0_errors rx0_to_ring rx0_to_stack rx0_irqs \
 		rx0_masks rx0_unmasks rx0_wakeups rx0_batches rx0_buf_allocs rx0_skb_allocs \
-		tx0_packets tx0_bytes tx0_busy tx0_cleaned rx_missed rx_no_buffer \
-		rx_crc_errors rx_length_errors rx_hw_packets tx_hw_packets irq_other link_changes; do
+		rx0_skb_failed tx0_packets tx0_bytes tx0_busy tx0_cleaned rx_missed rx_no_buffer \
+		rx_overruns rx_crc_errors rx_length_errors rx_hw_packets tx_hw_packets irq_other link_changes; do
 		[ -n "${s[$k]:-}" ] || missing+=" $k"
 		[[ $k != rx0_* ]] || [ -n "${s[rx1_${k#rx0_}]:-}" ] || missing+=" rx1_${k#rx0_}"
 	done
@@ -898,9 +901,11 @@ t_missed_report() {
 		taskset -c "$cpu" nice -n -5 sh -c 'while :; do :; done' &
 		busy+=($!)
 		done
+	WIRE0=$(wiredrops) || { msg="rc_host wiredrops failed"; return 1; }
 	gen --flows 64 --size 60 --rate 0 --count 200000 || true
 	for p in "${busy[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null || true; done
 	settle "$G" || true
+	WIRE1=$(wiredrops) || { msg="rc_host wiredrops failed"; return 1; }
 	snap M1 "$G"
 	rc_stop miss
 	set_mode 0
@@ -916,23 +921,26 @@ tcase "missed frames: rx_missed, rx_missed_errors and the socket's nic_dropped a
 rc_stop miss
 set_mode 0
 
+# Every offered frame must be counted at exactly one layer: dropped on the
+# wire (at QEMU's host socket, which QEMU stops reading while the NIC's RX
+# ring is full), missed by the NIC (MPC), or received by it. QEMU 7.2's
+# 82574L never counts MPC: its "missed" frames are the wire drops, which
+# the host counts, so the guest's rx_missed stays 0 there (docs/DRIVER.md).
 t_missed_rise() {
-	local nic_rx missed
+	local nic_rx missed wire ring slack
 	[ "$miss_ok" = 1 ] || { msg="no data: the overload run failed"; return 1; }
-	nic_rx=$(($(d M0 M1 rx0_packets) + $(d M0 M1 rx1_packets)))
+	nic_rx=$(d M0 M1 rx_hw_packets)
 	missed=$(d M0 M1 rx_missed)
-	msg="offered $GEN_SENT flat out, NIC took $nic_rx, rx_missed +$missed, rx_no_buffer +$(d M0 M1 rx_no_buffer), ring $(rc_val miss received) + dropped $(rc_val miss dropped)"
-	[ "$missed" -gt 0 ] && return 0
-	if [ "$nic_rx" -lt "$GEN_SENT" ]; then
-		# QEMU 7.2's e1000e never counts MPC: when the RX ring is full
-		# it stops reading the host socket, and the host drops there.
-		msg="QEMU's 82574L model (machine $(cat /sys/class/dmi/id/product_version 2>/dev/null || echo '?')) never counts missed frames: $msg; the other $((GEN_SENT - nic_rx)) were lost on the host before the NIC, where the guest cannot count them"
-		return 4
-	fi
-	msg+="; the guest kept up: no overload reached"
-	return 1
+	wire=$((WIRE1 - WIRE0))
+	ring=$(($(rc_val miss received) + $(rc_val miss dropped)))
+	slack=$((GEN_SENT - wire - missed - nic_rx))
+	msg="offered $GEN_SENT = wire (host socket) drops $wire + NIC missed $missed + NIC received $nic_rx"
+	msg+=" (unaccounted $slack); NIC received -> ring $(rc_val miss received) + ring full $(rc_val miss dropped)"
+	[ $((wire + missed)) -gt 0 ] || { msg+="; no overload reached"; return 1; }
+	# A frame or two may still sit in QEMU's queue when we count.
+	[ "$slack" -ge 0 ] && [ "$slack" -le 2 ] && [ "$ring" -eq "$nic_rx" ]
 }
-tcase "missed frames: overload from the host raises the NIC's missed counter" t_missed_rise
+tcase "missed frames: under overload every offered frame is counted at one layer (wire, NIC missed, NIC received, ring)" t_missed_rise
 
 # ---- reload cycles ------------------------------------------------------------
 

@@ -179,6 +179,7 @@ static void rce_rx_frame(struct rce_rx_ring *rx, struct ringcap_dev *rd,
 	skb_put_data(skb, data, len);
 	skb->protocol = eth_type_trans(skb, rx->ad->netdev);
 	skb_record_rx_queue(skb, rx->q);
+	ringcap_rx_skb(skb, where);
 	if (meta.has_hash)
 		skb_set_hash(skb, meta.rss_hash, htype);
 	list_add_tail(&skb->list, list);

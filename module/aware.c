@@ -218,6 +218,22 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 }
 EXPORT_SYMBOL_GPL(ringcap_rx);
 
+/**
+ * ringcap_rx_skb - note what ringcap_rx() did with the frame of an skb
+ * @skb: the skb a driver built for the stack, not yet passed up
+ * @where: what ringcap_rx() returned for its frame
+ *
+ * The mode 0 hook must deliver exactly the frames ringcap_rx() did not.
+ * It cannot tell by the current mode, which may have changed since the
+ * driver's call: the mark travels with the skb instead. Any context.
+ */
+void ringcap_rx_skb(struct sk_buff *skb, unsigned int where)
+{
+	if (where & RINGCAP_RX_RING)
+		ringcap_skb_cb(skb)->magic = RINGCAP_SKB_IN_RINGS;
+}
+EXPORT_SYMBOL_GPL(ringcap_rx_skb);
+
 static void ringcap_filter_skbs_free(void)
 {
 	struct sk_buff *skb;

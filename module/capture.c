@@ -100,8 +100,9 @@ void ringcap_deliver(struct ringcap_sock *rs, const struct ringcap_frame *f,
 /*
  * Mode 0: the standard receive path hands us every frame of the bound
  * device through a per-socket ETH_P_ALL packet_type, as AF_PACKET does.
- * Frames an aware driver already put into the rings (modes 1 and 2) are
- * skipped here so that no frame reaches a socket twice.
+ * Frames an aware driver already put into the rings (modes 1 and 2) carry
+ * the mark ringcap_rx_skb() set and are skipped here, so that no frame
+ * reaches a socket twice, nor none when the mode changes in between.
  */
 int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev)
@@ -113,7 +114,8 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 
 	if (skb->pkt_type == PACKET_OUTGOING)
 		goto out;
-	if (rcu_access_pointer(rs->rd) && ringcap_mode() != 0)
+	if (rcu_access_pointer(rs->rd) &&
+	    ringcap_skb_cb(skb)->magic == RINGCAP_SKB_IN_RINGS)
 		goto out;
 	f.queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
 	if (rs->queue != RINGCAP_QUEUE_ANY && rs->queue != f.queue)

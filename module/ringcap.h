@@ -134,6 +134,23 @@ struct ringcap_dev *ringcap_dev_find(struct net_device *dev);
 unsigned int ringcap_dev_nr_queues(struct net_device *dev);
 void ringcap_dev_attach(struct ringcap_sock *rs);
 void ringcap_dev_detach(struct ringcap_sock *rs);
+/*
+ * The mark ringcap_rx_skb() leaves on an aware driver's skb whose frame is
+ * in the rings already. It lives in skb->cb, which nothing between the
+ * driver and the packet_type hooks writes, and the driver's skb is fresh
+ * (zeroed cb). 64 bits, so no leftover can pass for it.
+ */
+#define RINGCAP_SKB_IN_RINGS	0x72696e6763617021ULL
+struct ringcap_skb_cb {
+	u64	magic;
+};
+
+static inline struct ringcap_skb_cb *ringcap_skb_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(skb->cb) < sizeof(struct ringcap_skb_cb));
+	return (void *)(skb->cb + sizeof(skb->cb) - sizeof(struct ringcap_skb_cb));
+}
+
 int ringcap_aware_init(void);
 void ringcap_aware_exit(void);
 

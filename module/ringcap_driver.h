@@ -4,8 +4,9 @@
  *
  * A driver registers each net_device with its RX queue count once the
  * device is registered, calls ringcap_rx() for every received frame while
- * it still sits in the driver's DMA buffer, and unregisters before
- * unregister_netdev(). See module/aware.c.
+ * it still sits in the driver's DMA buffer, passes the frame to the stack
+ * when told to (after ringcap_rx_skb() on the skb it built), and
+ * unregisters before unregister_netdev(). See module/aware.c.
  */
 #ifndef _RINGCAP_DRIVER_H
 #define _RINGCAP_DRIVER_H
@@ -34,5 +35,6 @@ void ringcap_unregister_dev(struct ringcap_dev *rd);
 unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 			const void *data, unsigned int len,
 			const struct ringcap_rx_meta *meta);
+void ringcap_rx_skb(struct sk_buff *skb, unsigned int where);
 
 #endif /* _RINGCAP_DRIVER_H */

@@ -13,7 +13,7 @@
 #                    (to iterate on one test; its output must be TAP)
 #   KVER...          kernels to test (default: scripts/kernels.sh)
 #   RINGCAP_CHECK_TIMEOUT  seconds per guest, boot included (default 900;
-#                          the debug kernel gets twice that)
+#                          the debug kernel gets three times that)
 #
 # The debug tier (last) builds scripts/debug-kernel.sh's KASAN/lockdep/
 # kmemleak/UBSAN kernel, or reuses its cache (about 20 minutes the first
@@ -175,9 +175,10 @@ if [ "$debug" = 1 ]; then
 		end "debug kernel"
 		krel=$(cat "$dk/kernelrelease")
 		step "selftests $krel" make -C selftests all KVERS="$krel" KDIR="$dk/build"
-		guest "$krel" $((timeout * 2)) --kernel-image "$dk/bzImage" "${guest_nics[@]}" \
+		guest "$krel" $((timeout * 3)) --kernel-image "$dk/bzImage" "${guest_nics[@]}" \
 			-e "RC_RINGCAP_KO=$top/selftests/build/$krel/ringcap.ko" \
-			-e "RC_E1000E_KO=$top/selftests/build/$krel/ringcap_e1000e.ko"
+			-e "RC_E1000E_KO=$top/selftests/build/$krel/ringcap_e1000e.ko" \
+			-e RC_E1000E_FRAMES=20000 -e RC_E1000E_TCP_MB=2 -e RC_TEST_TIMEOUT=2400
 	else
 		end "debug kernel"
 		failed=$((failed + 1))

@@ -51,7 +51,7 @@ wait_for() { # SECONDS CMD...
 kv() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
 stat() { ethtool -S "$dev" | awk -v k="$1:" '$1 == k {print $2}'; }
 rxq() { echo $(($(stat rx0_packets) + $(stat rx1_packets))); }
-wiredrops() { kv drops "$("$rc_host" wiredrops nic0)"; }
+wiredrops() { "$rc_host" wiredrops nic0 | sed -n 's/^drops=\([0-9]*\)$/\1/p' | grep .; }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f%%", b ? 100 * a / b : 0}'; }
 
 # The NIC's counters stop moving: the host is done and the rings drained.

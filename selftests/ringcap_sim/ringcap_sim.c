@@ -45,12 +45,14 @@ static void rcsim_rx(struct rcsim *sim, u16 queue, const u8 *data, u16 len)
 {
 	struct net_device *dev = sim->dev;
 	struct sk_buff *skb;
+	unsigned int where;
 
 	if (!netif_running(dev)) {
 		dev->stats.rx_dropped++;
 		return;
 	}
-	if (!(ringcap_rx(sim->rd, queue, data, len, NULL) & RINGCAP_RX_STACK))
+	where = ringcap_rx(sim->rd, queue, data, len, NULL);
+	if (!(where & RINGCAP_RX_STACK))
 		return;		/* mode 2: the rings had it, the stack not */
 
 	skb = netdev_alloc_skb(dev, len);
@@ -61,6 +63,7 @@ static void rcsim_rx(struct rcsim *sim, u16 queue, const u8 *data, u16 len)
 	skb_put_data(skb, data, len);
 	skb->protocol = eth_type_trans(skb, dev);
 	skb_record_rx_queue(skb, queue);
+	ringcap_rx_skb(skb, where);
 	dev->stats.rx_packets++;
 	dev->stats.rx_bytes += len;
 	/* As a threaded NAPI poller does: process context, BH disabled. */

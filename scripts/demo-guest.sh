@@ -69,15 +69,15 @@ settle() {
 netdev_of() { ls "/sys/bus/pci/devices/$pci/net" 2>/dev/null | head -n 1; }
 # bind DRIVER: give the 82574L to DRIVER, bring it up, wait for the link.
 bind() {
-	local cur
-	cur=$(basename "$(readlink -f "/sys/bus/pci/devices/$pci/driver" 2>/dev/null)" 2>/dev/null || true)
+	local cur= d=/sys/bus/pci/devices/$pci/driver
+	[ ! -e "$d" ] || cur=$(basename "$(readlink -f "$d")")
 	if [ "$cur" != "$1" ]; then
-		[ -z "$cur" ] || [ "$cur" = . ] || echo "$pci" >"/sys/bus/pci/devices/$pci/driver/unbind"
+		[ -z "$cur" ] || echo "$pci" >"$d/unbind"
 		echo "$1" >"/sys/bus/pci/devices/$pci/driver_override"
 		modprobe "$1"
 		echo "$pci" >/sys/bus/pci/drivers_probe 2>/dev/null || true
 	fi
-	wait_for 20 netdev_of || { echo "demo: $pci has no interface under $1" >&2; exit 1; }
+	wait_for 20 netdev_of >/dev/null || { echo "demo: $pci has no interface under $1" >&2; exit 1; }
 	dev=$(netdev_of)
 	ip link set "$dev" up
 	wait_for 20 grep -qx 1 "/sys/class/net/$dev/carrier" ||
@@ -128,7 +128,7 @@ ringcap_run() {
 # tcpdump over AF_PACKET (TPACKET_V3) around one offer.
 tcpdump_run() {
 	local p
-	tcpdump -i "$dev" -n -p -w /dev/null -B $((2 * 4096)) -Z root >"$out/td" 2>&1 &
+	tcpdump -i "$dev" -Q in -n -p -w /dev/null -B $((2 * 4096)) -Z root >"$out/td" 2>&1 &
 	p=$!
 	pids=("$p")
 	wait_for 20 grep -q 'listening on' "$out/td" ||

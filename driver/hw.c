@@ -278,9 +278,9 @@ void rce_hw_stats_update(struct rce_adapter *ad)
 }
 
 /*
- * The watchdog, while the interface is up. It also polls the link: QEMU's
- * 82574 raises no link-change interrupt under MSI-X when the link is set
- * down from its monitor, so the interrupt alone is not enough.
+ * The watchdog, while the interface is up. It also polls the link, so a
+ * link change whose interrupt was lost (see rce_other_causes()) shows
+ * within a second.
  */
 void rce_hw_stats_work(struct work_struct *work)
 {

@@ -160,7 +160,12 @@ static irqreturn_t rce_msix_tx(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-/* Link and overrun. Reading ICR does not clear it under MSI-X: write back. */
+/*
+ * Link and overrun. Reading ICR does not clear it under MSI-X: write back.
+ * Clearing OTHER clears every cause behind it, so one that arrives between
+ * the read and the write goes unseen: an RXO is then not counted, and a
+ * link change waits for the watchdog's poll (at most a second).
+ */
 static void rce_other_causes(struct rce_adapter *ad, u32 icr)
 {
 	if (icr & RCE_ICR_RXO)
@@ -225,6 +230,14 @@ int rce_irq_request(struct rce_adapter *ad)
 	struct net_device *netdev = ad->netdev;
 	int q, err;
 
+	/*
+	 * No thread runs and the hardware is masked: forget holds a thread
+	 * kept when it stopped in the middle of draining.
+	 */
+	ad->rx_active = 0;
+	for (q = 0; q < RCE_NUM_RXQ; q++)
+		clear_bit(RCE_IRQ_HELD, &ad->rx[q].irq_held);
+
 	if (ad->irq_mode != RCE_IRQ_MSIX)
 		return request_irq(ad->irq_vec[0], rce_intr,
 				   ad->irq_mode == RCE_IRQ_LEGACY ? IRQF_SHARED : 0,
@@ -279,11 +292,6 @@ void rce_irq_release(struct rce_adapter *ad)
 void rce_irq_enable(struct rce_adapter *ad)
 {
 	u32 ivar, ims = RCE_ICR_LSC | RCE_ICR_RXO;
-	int q;
-
-	ad->rx_active = 0;
-	for (q = 0; q < RCE_NUM_RXQ; q++)
-		clear_bit(RCE_IRQ_HELD, &ad->rx[q].irq_held);
 
 	if (ad->irq_mode == RCE_IRQ_MSIX) {
 		ivar = (RCE_IVAR_VALID | RCE_VEC_RX0) << RCE_IVAR_RXQ0_SHIFT |

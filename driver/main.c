@@ -136,10 +136,11 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	netdev->watchdog_timeo = 5 * HZ;
 	netif_napi_add_tx(netdev, &ad->tx.napi, rce_tx_poll);
 
+	/* No carrier until the link says so, from the first open on. */
+	netif_carrier_off(netdev);
 	err = register_netdev(netdev);
 	if (err)
 		goto err_napi;
-	netif_carrier_off(netdev);
 
 	rtnl_lock();
 	rd = ringcap_register_dev(netdev, RCE_NUM_RXQ);

@@ -44,6 +44,7 @@ int rce_up(struct rce_adapter *ad)
 	rce_irq_enable(ad);
 	rce_link_update(ad);
 	schedule_delayed_work(&ad->stats_work, HZ);
+	ad->up = true;
 	return 0;
 
 err_irq:
@@ -61,11 +62,16 @@ err_rx:
  * @ad: the adapter, up; caller holds RTNL
  *
  * The mirror of rce_up(). The reset stops DMA before the buffers go.
+ * Nothing to do if a restart (ring resize, TX timeout) failed to bring
+ * the NIC up again: rce_up() undid its own work.
  */
 void rce_down(struct rce_adapter *ad)
 {
 	int q;
 
+	if (!ad->up)
+		return;
+	ad->up = false;
 	cancel_delayed_work_sync(&ad->stats_work);
 	/* Before carrier off, so no link interrupt turns it on again. */
 	rce_irq_disable(ad);
@@ -172,7 +178,8 @@ static void rce_get_stats64(struct net_device *netdev,
 	s->rx_fifo_errors = h->rnbc;
 	s->rx_crc_errors = h->crcerrs;
 	s->rx_length_errors = h->ruc + h->roc;
-	s->rx_errors += h->crcerrs + h->rxerrc + h->ruc + h->roc;
+	/* Not RUC: QEMU's model counts short frames there and delivers them. */
+	s->rx_errors += h->crcerrs + h->rxerrc + h->roc;
 	s->multicast = h->mprc;
 	s->collisions = h->colc;
 	spin_unlock_irqrestore(&ad->stats_lock, flags);

@@ -139,6 +139,7 @@ struct rce_adapter {
 	struct rce_rx_ring	rx[RCE_NUM_RXQ];
 	struct rce_tx_ring	tx;
 	unsigned int		rx_count, tx_count;	/* ring sizes */
+	bool			up;	/* rce_up() done, rce_down() not yet */
 	u32			itr_usecs;		/* ethtool -C rx-usecs */
 
 	spinlock_t		stats_lock;

@@ -264,7 +264,7 @@ unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget)
 	u64_stats_add(&rx->stats.errors, t.errors);
 	u64_stats_add(&rx->stats.to_ring, t.to_ring);
 	u64_stats_add(&rx->stats.to_stack, t.to_stack);
-	u64_stats_add(&rx->stats.skb_allocs, t.to_stack + t.dropped);
+	u64_stats_add(&rx->stats.skb_allocs, t.to_stack);
 	u64_stats_add(&rx->stats.dropped, t.dropped);
 	u64_stats_inc(&rx->stats.batches);
 	u64_stats_update_end(&rx->stats.syncp);

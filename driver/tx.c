@@ -95,7 +95,7 @@ netdev_tx_t rce_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	/* Frees the skb on failure. */
 	if (skb_put_padto(skb, ETH_ZLEN))
-		return NETDEV_TX_OK;
+		goto drop;
 
 	if (unlikely(!rce_tx_free_descs(tx))) {
 		/* The stop below should have kept us from getting here. */
@@ -110,8 +110,7 @@ netdev_tx_t rce_xmit(struct sk_buff *skb, struct net_device *netdev)
 			     DMA_TO_DEVICE);
 	if (dma_mapping_error(&ad->pdev->dev, dma)) {
 		dev_kfree_skb_any(skb);
-		netdev->stats.tx_dropped++;
-		return NETDEV_TX_OK;
+		goto drop;
 	}
 
 	i = tx->next_to_use;
@@ -149,6 +148,13 @@ netdev_tx_t rce_xmit(struct sk_buff *skb, struct net_device *netdev)
 		/* writel orders the descriptor writes before the doorbell. */
 		rce_wr(ad, RCE_TDT(0), tx->next_to_use);
 	}
+	return NETDEV_TX_OK;
+
+drop:
+	netdev->stats.tx_dropped++;
+	/* Frames queued before this one waited for this doorbell. */
+	if (!netdev_xmit_more())
+		rce_wr(ad, RCE_TDT(0), tx->next_to_use);
 	return NETDEV_TX_OK;
 }
 

@@ -13,7 +13,8 @@
 #   make check        everything above + selftests in a guest per kernel,
 #                     then on the debug kernel
 #   make check-debug  only the debug-kernel tier (KASAN, lockdep, ...)
-#   make demo         capture from a simulated device in a guest
+#   make demo         the 82574L on ringcap_e1000e in a guest, host traffic,
+#                     captured per RX queue (scripts/demo.sh)
 #   make clean
 #
 # KVERS="..." picks the kernels (default: scripts/kernels.sh).

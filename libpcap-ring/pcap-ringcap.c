@@ -1,0 +1,689 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * pcap-ringcap.c: a libpcap capture source that reads frames from a ringcap
+ * ring (module/uapi/linux/ringcap.h) through libringcap, so an unchanged
+ * libpcap application captures through ringcap.
+ *
+ * Device names
+ *
+ *   eth0           all RX queues of eth0 through ringcap when the module is
+ *                  loaded (/sys/module/ringcap exists), RINGCAP_DISABLE is
+ *                  unset and eth0 is an Ethernet (or loopback) device;
+ *                  otherwise libpcap's normal Linux capture (AF_PACKET)
+ *   eth0@1         RX queue 1 of eth0, always through ringcap
+ *   ringcap:eth0   all queues through ringcap, never the fallback: an
+ *                  error that says why if ringcap cannot be used
+ *   ringcap:eth0@1 the same for queue 1
+ *
+ * The choice is made when the handle is created (pcap_create()), so an
+ * activation error on a ringcap device is reported as such rather than
+ * silently turned into an AF_PACKET capture.
+ *
+ * Environment (the one place these knobs are documented; docs/LIBPCAP.md
+ * repeats them for users)
+ *
+ *   RINGCAP_DISABLE=1     plain device names use the normal Linux capture
+ *                         ("0" or empty: not disabled); explicit ringcap
+ *                         names (eth0@1, ringcap:eth0) then fail
+ *   RINGCAP_WATERMARK=N   N, frames per wake-up outside immediate mode
+ *                         (default RC_PCAP_WATERMARK, 64)
+ *   RINGCAP_RING_SIZE=B   ring data bytes, rounded up to a power of two
+ *                         (an error if the module refuses it); otherwise
+ *                         the application's buffer size (tcpdump -B)
+ *                         rounded up and capped at the module's
+ *                         max_ring_mem, or the module's ring_size if the
+ *                         application sets none
+ *   RINGCAP_DEBUG=1       one line on stderr per opened handle: device,
+ *                         queue, N, m, ring size, kernel or user filter
+ *
+ * Mapping of libpcap's options
+ *
+ *   snaplen        RINGCAP_SNAPLEN, capped at 65535 (the socket's limit);
+ *                  the handle keeps the requested value for the file header
+ *   promisc        RINGCAP_PROMISC (held by the module while bound)
+ *   immediate      N = 1: the reader is woken for every frame
+ *   timeout T ms   N from RINGCAP_WATERMARK and m = T * 1000 us: a frame
+ *                  waits at most T ms, as libpcap promises; T = 0 keeps the
+ *                  module's timeout_us, so a slow trickle is still delivered
+ *   nonblock       reads never wait; the ring fd is the selectable fd and
+ *                  becomes readable under the same N-or-m policy, so no
+ *                  required_select_timeout is needed
+ *   filters        SO_ATTACH_FILTER on the ringcap socket; if the kernel
+ *                  refuses the program, it runs here instead
+ *   stats          ps_recv = received + dropped (frames that passed the
+ *                  filter, whether or not they fitted in the ring, as the
+ *                  Linux backend counts tp_packets), ps_drop = dropped
+ *                  (ring full), ps_ifdrop = the device's missed frames
+ *                  since bind (nic_dropped)
+ *   timestamps     micro- or nanosecond precision from the record's
+ *                  CLOCK_REALTIME nanoseconds; no other tstamp types
+ *   direction      ringcap captures received frames only: PCAP_D_IN and
+ *                  PCAP_D_INOUT (which then sees no outgoing frames) are
+ *                  accepted, PCAP_D_OUT is refused
+ *   inject         an AF_PACKET socket bound to the device, opened on the
+ *                  first pcap_inject()/pcap_sendpacket()
+ */
+#ifdef HAVE_CONFIG_H
+#include <config.h>
+#endif
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+
+#include "pcap-int.h"
+#include "pcap-ringcap.h"
+#include "libringcap.h"
+
+#define RC_PCAP_PREFIX		"ringcap:"
+#define RC_PCAP_MODULE		"/sys/module/ringcap"
+#define RC_PCAP_WATERMARK	64	/* frames per wake-up, not immediate */
+#define RC_PCAP_BATCH		64	/* frames taken from the ring at once */
+#define RC_PCAP_UNLIMITED	1024	/* frames per read when "all" is asked */
+#define RC_PCAP_MAX_SNAPLEN	65535	/* RINGCAP_SNAPLEN's upper bound */
+#define RC_PCAP_VLAN_LEN	4
+
+struct pcap_ringcap {
+	struct ringcap *rc;
+	char ifname[IFNAMSIZ];
+	int queue;		/* -1: all queues */
+	int nonblock;
+	int poll_ms;		/* blocking reads: -1 or the pcap timeout */
+	int wake_fd;		/* eventfd: pcap_breakloop() ends a poll() */
+	int inject_fd;		/* AF_PACKET, -1 until the first inject */
+	/*
+	 * Frames already in the ring when a kernel filter was attached never
+	 * saw it; they go through the same program here until the reader
+	 * has once found the ring empty, after which every frame has passed
+	 * the kernel filter.
+	 */
+	int ufilter_until_empty;
+	int ufilter_always;	/* the kernel refused the program */
+	/* The batch being handed out: pkts[next..count) not yet seen. */
+	struct ringcap_pkt pkts[RC_PCAP_BATCH];
+	int next, count;
+};
+
+static int rc_pcap_env_flag(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && *v && strcmp(v, "0");
+}
+
+/* A positive decimal from the environment, or def if unset or malformed. */
+static unsigned long rc_pcap_env_num(const char *name, unsigned long def)
+{
+	const char *v = getenv(name);
+	unsigned long val;
+	char *end;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	val = strtoul(v, &end, 10);
+	if (errno || *end || !val)
+		return def;
+	return val;
+}
+
+static int rc_pcap_module_loaded(void)
+{
+	return !access(RC_PCAP_MODULE, F_OK);
+}
+
+/*
+ * Only devices whose frames start with an Ethernet header are taken
+ * implicitly: the ring carries no link-layer type, and DLT_EN10MB would be
+ * wrong for anything else (ARPHRD_ETHER = 1, ARPHRD_LOOPBACK = 772).
+ */
+static int rc_pcap_is_ether(const char *ifname)
+{
+	char path[64 + IFNAMSIZ], buf[16];
+	FILE *f;
+	int type = -1;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/type", ifname);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f))
+		type = atoi(buf);
+	fclose(f);
+	return type == 1 || type == 772;
+}
+
+static int rc_pcap_fail(pcap_t *p, int ret, const char *fmt, const char *arg)
+{
+	snprintf(p->errbuf, PCAP_ERRBUF_SIZE, fmt, arg);
+	return ret;
+}
+
+/*
+ * Re-insert a tag the NIC stripped, so the application sees the frame as
+ * it was on the wire (as libpcap's Linux capture does).
+ */
+static const u_char *rc_pcap_vlan_frame(pcap_t *p,
+					const struct ringcap_rec *rec,
+					const uint8_t *data,
+					bpf_u_int32 *caplen)
+{
+	u_char *buf = p->buffer;
+	uint16_t tag[2];
+	bpf_u_int32 head = 2 * ETH_ALEN;
+
+	if (*caplen < head)
+		return data;
+	/* The buffer holds snapshot + 4 bytes, whatever the record says. */
+	if (*caplen > (bpf_u_int32)p->snapshot)
+		*caplen = p->snapshot;
+	tag[0] = rec->vlan_proto ? rec->vlan_proto : htons(ETH_P_8021Q);
+	tag[1] = htons(rec->vlan_tci);
+	memcpy(buf, data, head);
+	memcpy(buf + head, tag, RC_PCAP_VLAN_LEN);
+	memcpy(buf + head + RC_PCAP_VLAN_LEN, data + head, *caplen - head);
+	*caplen += RC_PCAP_VLAN_LEN;
+	if (*caplen > (bpf_u_int32)p->snapshot)
+		*caplen = p->snapshot;
+	return buf;
+}
+
+/* 1: a frame is ready, 0: nothing (timeout or breakloop), -1: error. */
+static int rc_pcap_wait(pcap_t *p, struct pcap_ringcap *prc)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = ringcap_fd(prc->rc), .events = POLLIN },
+		{ .fd = prc->wake_fd, .events = POLLIN },
+	};
+	uint64_t n;
+	int ret;
+
+	ret = poll(pfd, 2, prc->poll_ms);
+	if (ret < 0) {
+		if (errno == EINTR)
+			return 0;
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "ringcap: poll");
+		return -1;
+	}
+	if (pfd[1].revents & POLLIN) {
+		/* Consume the wake-up; break_loop is checked by the caller. */
+		if (read(prc->wake_fd, &n, sizeof(n)) < 0)
+			n = 0;
+		return 0;
+	}
+	if (!pfd[0].revents)
+		return 0;
+	/* libringcap turns POLLERR into the reason (device gone, ...). */
+	ret = ringcap_wait(prc->rc, 0);
+	if (ret < 0) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
+			 ringcap_errmsg(prc->rc));
+		return -1;
+	}
+	return ret;
+}
+
+/*
+ * Hand one frame to the callback, after the user-space filter where one is
+ * needed. 1 if delivered, 0 if filtered out.
+ */
+static int rc_pcap_deliver(pcap_t *p, struct pcap_ringcap *prc,
+			   const struct ringcap_pkt *pkt, pcap_handler cb,
+			   u_char *user)
+{
+	const struct ringcap_rec *rec = pkt->rec;
+	const u_char *frame = pkt->data;
+	struct pcap_pkthdr h;
+
+	h.caplen = rec->caplen;
+	h.len = rec->wire_len;
+	if (rec->flags & RINGCAP_REC_VLAN) {
+		frame = rc_pcap_vlan_frame(p, rec, frame, &h.caplen);
+		h.len += RC_PCAP_VLAN_LEN;
+	}
+	if (h.caplen > (bpf_u_int32)p->snapshot)
+		h.caplen = p->snapshot;
+	if ((prc->ufilter_always || prc->ufilter_until_empty) &&
+	    p->fcode.bf_insns &&
+	    !pcap_filter(p->fcode.bf_insns, frame, h.len, h.caplen))
+		return 0;
+	h.ts.tv_sec = rec->tstamp_ns / 1000000000ULL;
+	h.ts.tv_usec = rec->tstamp_ns % 1000000000ULL;
+	if (p->opt.tstamp_precision != PCAP_TSTAMP_PRECISION_NANO)
+		h.ts.tv_usec /= 1000;
+	cb(user, &h, frame);
+	return 1;
+}
+
+static int rc_pcap_read(pcap_t *p, int max, pcap_handler cb, u_char *user)
+{
+	struct pcap_ringcap *prc = p->priv;
+	int delivered = 0, ret;
+
+	/*
+	 * "All there is" would never end under a load the reader cannot
+	 * outrun; applications that use pcap_dispatch() as an event-loop
+	 * step need it back now and then, as a block at a time gives it
+	 * back in the Linux backend.
+	 */
+	if (PACKET_COUNT_IS_UNLIMITED(max))
+		max = RC_PCAP_UNLIMITED;
+	for (;;) {
+		if (p->break_loop) {
+			p->break_loop = 0;
+			return PCAP_ERROR_BREAK;
+		}
+		if (prc->next == prc->count) {
+			/*
+			 * The whole batch was handed out: give its space
+			 * back before taking the next one. Frames stay in
+			 * the ring until then, and the callback reads them
+			 * in place.
+			 */
+			ringcap_release(prc->rc);
+			prc->next = prc->count = 0;
+			ret = ringcap_recv_batch(prc->rc, prc->pkts,
+						 RC_PCAP_BATCH);
+			if (ret < 0) {
+				snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+					 "ringcap: %s",
+					 ringcap_errmsg(prc->rc));
+				return PCAP_ERROR;
+			}
+			prc->count = ret;
+		}
+		if (!prc->count) {
+			prc->ufilter_until_empty = 0;
+			if (delivered || prc->nonblock)
+				return delivered;
+			ret = rc_pcap_wait(p, prc);
+			if (ret < 0)
+				return PCAP_ERROR;
+			if (!ret && !p->break_loop)
+				return 0;	/* the pcap timeout expired */
+			continue;
+		}
+		/*
+		 * A count or breakloop may stop us inside a batch; the rest
+		 * stays in pkts[] (still unreleased) for the next call.
+		 */
+		while (prc->next < prc->count) {
+			delivered += rc_pcap_deliver(p, prc,
+						     &prc->pkts[prc->next++],
+						     cb, user);
+			if (delivered >= max)
+				return delivered;
+			if (p->break_loop)
+				break;
+		}
+		if (p->break_loop && delivered)
+			return delivered;
+	}
+}
+
+static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
+{
+	struct pcap_ringcap *prc = p->priv;
+	struct sockaddr_ll sll;
+	ssize_t ret;
+	int fd;
+
+	if (prc->inject_fd < 0) {
+		fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+		if (fd < 0) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE,
+						  errno,
+						  "ringcap: inject socket");
+			return PCAP_ERROR;
+		}
+		memset(&sll, 0, sizeof(sll));
+		sll.sll_family = AF_PACKET;
+		sll.sll_ifindex = if_nametoindex(prc->ifname);
+		/* Protocol 0: this socket sends only, it receives nothing. */
+		if (!sll.sll_ifindex ||
+		    bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
+			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE,
+						  errno ? errno : ENODEV,
+						  "ringcap: inject bind to %s",
+						  prc->ifname);
+			close(fd);
+			return PCAP_ERROR;
+		}
+		prc->inject_fd = fd;
+	}
+	ret = send(prc->inject_fd, buf, size, 0);
+	if (ret < 0) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "ringcap: send");
+		return PCAP_ERROR;
+	}
+	return (int)ret;
+}
+
+static int rc_pcap_setfilter(pcap_t *p, struct bpf_program *fp)
+{
+	struct pcap_ringcap *prc = p->priv;
+	struct sock_fprog prog;
+
+	/* Keep a copy: the user-space path and the stale frames need it. */
+	if (install_bpf_program(p, fp) < 0)
+		return PCAP_ERROR;
+	prog.len = p->fcode.bf_len;
+	prog.filter = (struct sock_filter *)p->fcode.bf_insns;
+	if (!ringcap_set_filter(prc->rc, &prog)) {
+		prc->ufilter_always = 0;
+		prc->ufilter_until_empty = 1;
+		return 0;
+	}
+	/*
+	 * A program the kernel refuses (too long, say) is still a valid
+	 * filter: run it here, and take the old kernel filter off so it
+	 * does not hide frames the new one wants.
+	 */
+	ringcap_clear_filter(prc->rc);
+	prc->ufilter_always = 1;
+	if (getenv("RINGCAP_DEBUG"))
+		fprintf(stderr, "ringcap: %s: filtering in user space (%s)\n",
+			prc->ifname, ringcap_errmsg(prc->rc));
+	return 0;
+}
+
+static int rc_pcap_setdirection(pcap_t *p, pcap_direction_t d)
+{
+	if (d == PCAP_D_OUT) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap captures received frames only; PCAP_D_OUT is not supported");
+		return PCAP_ERROR;
+	}
+	p->direction = d;
+	return 0;
+}
+
+static int rc_pcap_getnonblock(pcap_t *p)
+{
+	struct pcap_ringcap *prc = p->priv;
+
+	return prc->nonblock;
+}
+
+static int rc_pcap_setnonblock(pcap_t *p, int nonblock)
+{
+	struct pcap_ringcap *prc = p->priv;
+
+	prc->nonblock = !!nonblock;
+	return 0;
+}
+
+static int rc_pcap_stats(pcap_t *p, struct pcap_stat *ps)
+{
+	struct pcap_ringcap *prc = p->priv;
+	struct ringcap_stats st;
+
+	if (ringcap_stats(prc->rc, &st)) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
+			 ringcap_errmsg(prc->rc));
+		return PCAP_ERROR;
+	}
+	/* u_int counters, as everywhere in libpcap: they wrap. */
+	ps->ps_recv = (u_int)(st.received + st.dropped);
+	ps->ps_drop = (u_int)st.dropped;
+	ps->ps_ifdrop = (u_int)st.nic_dropped;
+	return 0;
+}
+
+static void rc_pcap_breakloop(pcap_t *p)
+{
+	struct pcap_ringcap *prc = p->priv;
+	uint64_t one = 1;
+
+	pcap_breakloop_common(p);
+	/* A reader asleep in poll() wakes and sees break_loop. */
+	if (prc->wake_fd >= 0 && write(prc->wake_fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+static void rc_pcap_cleanup(pcap_t *p)
+{
+	struct pcap_ringcap *prc = p->priv;
+
+	if (prc->inject_fd >= 0)
+		close(prc->inject_fd);
+	prc->inject_fd = -1;
+	if (prc->wake_fd >= 0)
+		close(prc->wake_fd);
+	prc->wake_fd = -1;
+	/* ringcap_close() owns the socket: keep the common code off it. */
+	ringcap_close(prc->rc);
+	prc->rc = NULL;
+	p->fd = -1;
+	p->selectable_fd = -1;
+	pcap_cleanup_live_common(p);
+}
+
+/* Round up to a power of two, the only ring sizes the module accepts. */
+static uint32_t rc_pcap_pow2(unsigned long v)
+{
+	uint32_t r = 4096;
+
+	while (r < v && r < (1U << 30))
+		r <<= 1;
+	return r;
+}
+
+/* The module's max_ring_mem, or 0 if it cannot be read. */
+static unsigned long rc_pcap_max_ring(void)
+{
+	char buf[32];
+	FILE *f;
+	unsigned long v = 0;
+
+	f = fopen(RC_PCAP_MODULE "/parameters/max_ring_mem", "re");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f))
+		v = strtoul(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
+{
+	struct ringcap *rc = prc->rc;
+	unsigned long ring, wm, max;
+	uint32_t snap, m;
+
+	ring = rc_pcap_env_num("RINGCAP_RING_SIZE", 0);
+	if (!ring && p->opt.buffer_size) {
+		/*
+		 * The application's buffer size is a hint (tcpdump -B): cap
+		 * it at what the module allows rather than fail, as the
+		 * Linux backend does with its own limits.
+		 */
+		ring = rc_pcap_pow2(p->opt.buffer_size);
+		max = rc_pcap_max_ring();
+		while (max && ring > max && ring > 4096)
+			ring >>= 1;
+	}
+	if (ring && ringcap_set_ring_size(rc, rc_pcap_pow2(ring)))
+		return -1;
+	snap = p->snapshot > RC_PCAP_MAX_SNAPLEN ? RC_PCAP_MAX_SNAPLEN :
+						  (uint32_t)p->snapshot;
+	if (ringcap_set_snaplen(rc, snap) ||
+	    ringcap_set_promisc(rc, p->opt.promisc))
+		return -1;
+	if (p->opt.immediate) {
+		wm = 1;
+		m = RINGCAP_WAKEUP_KEEP;
+	} else {
+		wm = rc_pcap_env_num("RINGCAP_WATERMARK", RC_PCAP_WATERMARK);
+		m = p->opt.timeout > 0 ? (uint32_t)p->opt.timeout * 1000 :
+					 RINGCAP_WAKEUP_KEEP;
+	}
+	if (ringcap_set_wakeup(rc, wm, m))
+		return -1;
+	if (ringcap_bind(rc, prc->ifname, prc->queue) || ringcap_map(rc))
+		return -1;
+	if (getenv("RINGCAP_DEBUG"))
+		fprintf(stderr,
+			"ringcap: %s queue %d: N=%lu m=%s%u us ring=%u snaplen=%u\n",
+			prc->ifname, prc->queue, wm,
+			m == RINGCAP_WAKEUP_KEEP ? "default/" : "",
+			m == RINGCAP_WAKEUP_KEEP ? 0 : m,
+			ringcap_hdr(rc)->data_size, snap);
+	return 0;
+}
+
+static int rc_pcap_activate(pcap_t *p)
+{
+	struct pcap_ringcap *prc = p->priv;
+	int err;
+
+	if (p->opt.rfmon)
+		return PCAP_ERROR_RFMON_NOTSUP;
+	if (rc_pcap_env_flag("RINGCAP_DISABLE"))
+		return rc_pcap_fail(p, PCAP_ERROR,
+				    "ringcap: %s names a ringcap capture, but RINGCAP_DISABLE is set",
+				    p->opt.device);
+	if (!rc_pcap_module_loaded())
+		return rc_pcap_fail(p, PCAP_ERROR,
+				    "ringcap: the ringcap module is not loaded (no /sys/module/ringcap), so %s cannot be captured through it; name the device without \"ringcap:\" or \"@queue\" for the normal Linux capture",
+				    p->opt.device);
+	if (!if_nametoindex(prc->ifname))
+		return rc_pcap_fail(p, PCAP_ERROR_NO_SUCH_DEVICE,
+				    "ringcap: no such device: %s", prc->ifname);
+
+	p->snapshot = pcap_adjust_snapshot(DLT_EN10MB, p->snapshot);
+	prc->rc = ringcap_open();
+	if (!prc->rc) {
+		err = errno;
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, err,
+					  "ringcap: socket");
+		return err == EPERM || err == EACCES ?
+		       PCAP_ERROR_PERM_DENIED : PCAP_ERROR;
+	}
+	prc->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (prc->wake_fd < 0) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "ringcap: eventfd");
+		goto fail;
+	}
+	if (rc_pcap_setup(p, prc)) {
+		err = errno;
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
+			 ringcap_errmsg(prc->rc));
+		rc_pcap_cleanup(p);
+		if (err == ENODEV)
+			return PCAP_ERROR_NO_SUCH_DEVICE;
+		if (err == EPERM || err == EACCES)
+			return PCAP_ERROR_PERM_DENIED;
+		return PCAP_ERROR;
+	}
+
+	/* Room for a frame with a re-inserted VLAN tag. */
+	p->bufsize = p->snapshot + RC_PCAP_VLAN_LEN;
+	p->buffer = malloc(p->bufsize);
+	if (!p->buffer) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "ringcap: buffer");
+		goto fail;
+	}
+	p->linktype = DLT_EN10MB;
+	p->fd = ringcap_fd(prc->rc);
+	p->selectable_fd = p->fd;
+	prc->nonblock = p->opt.nonblock;
+	prc->poll_ms = p->opt.timeout > 0 ? p->opt.timeout : -1;
+
+	p->read_op = rc_pcap_read;
+	p->inject_op = rc_pcap_inject;
+	p->setfilter_op = rc_pcap_setfilter;
+	p->setdirection_op = rc_pcap_setdirection;
+	p->set_datalink_op = NULL;	/* one link type only */
+	p->getnonblock_op = rc_pcap_getnonblock;
+	p->setnonblock_op = rc_pcap_setnonblock;
+	p->stats_op = rc_pcap_stats;
+	p->breakloop_op = rc_pcap_breakloop;
+	p->cleanup_op = rc_pcap_cleanup;
+	return 0;
+fail:
+	rc_pcap_cleanup(p);
+	return PCAP_ERROR;
+}
+
+/*
+ * Decide whether device is ours. Names with "ringcap:" or "@queue" always
+ * are (an error at activation is better than AF_PACKET failing on a name
+ * it does not know); a plain name only when ringcap can serve it.
+ */
+static int rc_pcap_claim(const char *device, char *ifname, int *queue)
+{
+	int forced = 0;
+
+	if (!strncmp(device, RC_PCAP_PREFIX, strlen(RC_PCAP_PREFIX))) {
+		device += strlen(RC_PCAP_PREFIX);
+		forced = 1;
+	}
+	if (ringcap_parse_spec(device, ifname, IFNAMSIZ, queue))
+		return 0;
+	if (forced || *queue >= 0 || strchr(device, '@'))
+		return 1;
+	if (!strcmp(ifname, "any") || rc_pcap_env_flag("RINGCAP_DISABLE") ||
+	    !rc_pcap_module_loaded())
+		return 0;
+	return rc_pcap_is_ether(ifname);
+}
+
+pcap_t *ringcap_pcap_create(const char *device, char *ebuf, int *is_ours)
+{
+	struct pcap_ringcap *prc;
+	char ifname[IFNAMSIZ];
+	int queue;
+	pcap_t *p;
+
+	*is_ours = rc_pcap_claim(device, ifname, &queue);
+	if (!*is_ours)
+		return NULL;
+	p = PCAP_CREATE_COMMON(ebuf, struct pcap_ringcap);
+	if (!p)
+		return NULL;
+	prc = p->priv;
+	memcpy(prc->ifname, ifname, sizeof(prc->ifname));
+	prc->queue = queue;
+	prc->wake_fd = -1;
+	prc->inject_fd = -1;
+	p->activate_op = rc_pcap_activate;
+
+	p->tstamp_precision_list = malloc(2 * sizeof(u_int));
+	if (!p->tstamp_precision_list) {
+		pcap_fmt_errmsg_for_errno(ebuf, PCAP_ERRBUF_SIZE, errno,
+					  "malloc");
+		pcap_close(p);
+		return NULL;
+	}
+	p->tstamp_precision_list[0] = PCAP_TSTAMP_PRECISION_MICRO;
+	p->tstamp_precision_list[1] = PCAP_TSTAMP_PRECISION_NANO;
+	p->tstamp_precision_count = 2;
+	return p;
+}
+
+/*
+ * The platform code already lists every interface, and eth0 captures
+ * through ringcap under its own name: adding entries would only make
+ * duplicates.
+ */
+int ringcap_pcap_findalldevs(pcap_if_list_t *devlistp, char *ebuf)
+{
+	(void)devlistp;
+	(void)ebuf;
+	return 0;
+}

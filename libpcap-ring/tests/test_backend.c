@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_backend: the ringcap capture source on a host without the module.
+ * libpcap's objects from the patched tree and pcap-ringcap.c are linked
+ * with libringcap's real reader (reader.c) over a ring in ordinary memory
+ * (userland/tests/fake_ring.c); the calls that need the kernel (open,
+ * options, bind, map, filter, stats) are replaced below and record what
+ * the backend asked for. Run it in a private mount namespace with a fake
+ * /sys/module/ringcap (make -C libpcap-ring check does). TAP output.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <sys/eventfd.h>
+#include <pcap/pcap.h>
+#include "fake_ring.h"
+
+static struct fake_ring fr;
+static int fake_ready;
+static struct {
+	uint32_t ring_size, snaplen, watermark, timeout_us;
+	int promisc, queue, filter_refuse, filter_attached;
+	char ifname[32];
+	struct ringcap_stats st;
+} k;
+
+/* ---- the kernel side of libringcap, faked ---- */
+
+int rc_fail(struct ringcap *rc, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (rc) {
+		va_start(ap, fmt);
+		vsnprintf(rc->errmsg, sizeof(rc->errmsg), fmt, ap);
+		va_end(ap);
+	}
+	errno = err;
+	return -1;
+}
+
+/* map.c's, which comes with the real ringcap_map(). */
+void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
+		    size_t map_size)
+{
+	rc->hdr = hdr;
+	rc->map_size = map_size;
+	rc->data = (uint8_t *)hdr + hdr->data_offset;
+	rc->data_size = hdr->data_size;
+	rc->cursor = hdr->consumer;
+}
+
+struct ringcap *ringcap_open(void)
+{
+	/* One ring for the whole run; each handle starts where it is. */
+	if (!fake_ready) {
+		fake_ring_init(&fr, 1 << 16, 0);
+		/* Never readable: blocking reads wait for timeout/breakloop. */
+		fr.rc->fd = eventfd(0, EFD_CLOEXEC);
+		fake_ready = 1;
+	}
+	fr.rc->cursor = fr.hdr->consumer;
+	return fr.rc;
+}
+
+void ringcap_close(struct ringcap *rc) { (void)rc; }
+int ringcap_fd(const struct ringcap *rc) { return rc->fd; }
+const char *ringcap_errmsg(const struct ringcap *rc) { return rc->errmsg; }
+const struct ringcap_ring_hdr *ringcap_hdr(const struct ringcap *rc)
+{
+	return rc->hdr;
+}
+int ringcap_set_ring_size(struct ringcap *rc, uint32_t v)
+{
+	(void)rc;
+	k.ring_size = v;
+	return 0;
+}
+int ringcap_set_snaplen(struct ringcap *rc, uint32_t v)
+{
+	(void)rc;
+	k.snaplen = v;
+	return 0;
+}
+int ringcap_set_promisc(struct ringcap *rc, int on)
+{
+	(void)rc;
+	k.promisc = on;
+	return 0;
+}
+int ringcap_set_wakeup(struct ringcap *rc, uint32_t n, uint32_t m)
+{
+	(void)rc;
+	k.watermark = n;
+	k.timeout_us = m;
+	return 0;
+}
+int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog)
+{
+	(void)prog;
+	if (k.filter_refuse)
+		return rc_fail(rc, ENOMEM, "refused by the test");
+	k.filter_attached = 1;
+	return 0;
+}
+int ringcap_clear_filter(struct ringcap *rc)
+{
+	(void)rc;
+	k.filter_attached = 0;
+	return 0;
+}
+int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
+{
+	(void)rc;
+	snprintf(k.ifname, sizeof(k.ifname), "%s", ifname);
+	k.queue = queue;
+	return 0;
+}
+int ringcap_map(struct ringcap *rc) { (void)rc; return 0; }
+int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st)
+{
+	(void)rc;
+	*st = k.st;
+	return 0;
+}
+int ringcap_parse_spec(const char *spec, char *ifname, size_t len, int *queue)
+{
+	const char *at = strrchr(spec, '@');
+	size_t n = at ? (size_t)(at - spec) : strlen(spec);
+
+	if (!n || n >= len || strchr(spec, ':') || strchr(spec, '/')) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(ifname, spec, n);
+	ifname[n] = 0;
+	*queue = at ? atoi(at + 1) : -1;
+	return 0;
+}
+
+/* ---- the tests ---- */
+
+static int tn, tfail;
+#define T(cond, ...) do {						\
+	tn++;								\
+	if (cond) {							\
+		printf("ok %d ", tn);					\
+	} else {							\
+		printf("not ok %d ", tn);				\
+		tfail++;						\
+	}								\
+	printf(__VA_ARGS__);						\
+	printf("\n");							\
+} while (0)
+
+struct got {
+	int n, bad;
+	struct pcap_pkthdr last;
+	u_char bytes[64];
+};
+
+/* fake_ring_put frames: byte i is (seq + i), tstamp_ns is seq. */
+static void cb(u_char *user, const struct pcap_pkthdr *h, const u_char *d)
+{
+	struct got *g = (struct got *)user;
+	uint32_t seq = d[0], i;
+
+	for (i = 0; i < h->caplen; i++)
+		if (d[i] != (uint8_t)(seq + i))
+			g->bad++;
+	g->last = *h;
+	memcpy(g->bytes, d, h->caplen < 64 ? h->caplen : 64);
+	g->n++;
+}
+
+static void put(uint32_t first, int n, uint32_t len)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (fake_ring_put(&fr, len, first + i))
+			abort();
+}
+
+static pcap_t *open_dev(const char *dev, int nano, int immediate)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_create(dev, ebuf);
+
+	if (!p) {
+		printf("# pcap_create: %s\n", ebuf);
+		exit(1);
+	}
+	pcap_set_snaplen(p, 262144);
+	pcap_set_timeout(p, 100);
+	pcap_set_immediate_mode(p, immediate);
+	if (nano)
+		pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
+	if (pcap_activate(p) < 0) {
+		printf("# activate %s: %s\n", dev, pcap_geterr(p));
+		exit(1);
+	}
+	return p;
+}
+
+static void *breaker(void *arg)
+{
+	usleep(200000);
+	pcap_breakloop(arg);
+	return NULL;
+}
+
+int main(void)
+{
+	struct bpf_program prog;
+	struct pcap_stat ps;
+	struct ringcap_rec *rec;
+	struct got g;
+	pthread_t th;
+	pcap_t *p;
+	int i, ret;
+
+	printf("TAP version 13\n");
+	p = open_dev("ringcap:lo", 0, 0);
+	T(!strcmp(k.ifname, "lo") && k.queue == -1,
+	  "ringcap:lo binds lo, all queues");
+	T(k.snaplen == 65535 && k.watermark == 64 && k.timeout_us == 100000,
+	  "snaplen capped at 65535, N=64, m=timeout (got %u %u %u)",
+	  k.snaplen, k.watermark, k.timeout_us);
+	T(pcap_datalink(p) == DLT_EN10MB && pcap_get_selectable_fd(p) >= 0 &&
+	  !pcap_get_required_select_timeout(p),
+	  "EN10MB, a selectable fd, no required select timeout");
+
+	put(0, 300, 60);
+	memset(&g, 0, sizeof(g));
+	ret = pcap_dispatch(p, 100, cb, (u_char *)&g);
+	T(ret == 100 && g.n == 100 && !g.bad && g.bytes[0] == 99,
+	  "dispatch(100) stops at exactly 100 (ret %d)", ret);
+	memset(&g, 0, sizeof(g));
+	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(ret == 200 && !g.bad && g.bytes[0] == (uint8_t)299,
+	  "the rest of the batch is not lost: 200 more (ret %d)", ret);
+	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(fr.hdr->consumer == fr.hdr->producer,
+	  "everything read is given back to the ring");
+
+	pcap_setnonblock(p, 1, NULL);
+	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(ret == 0 && pcap_getnonblock(p, NULL) == 1,
+	  "non-blocking read of an empty ring returns 0");
+	pcap_setnonblock(p, 0, NULL);
+
+	pthread_create(&th, NULL, breaker, p);
+	ret = pcap_loop(p, -1, cb, (u_char *)&g);
+	pthread_join(th, NULL);
+	T(ret == PCAP_ERROR_BREAK, "pcap_breakloop ends a blocked pcap_loop");
+
+	/* A filter the kernel refuses runs in user space. */
+	k.filter_refuse = 1;
+	pcap_compile(p, &prog, "ether[0] < 16", 1, PCAP_NETMASK_UNKNOWN);
+	ret = pcap_setfilter(p, &prog);
+	put(1000, 100, 60);	/* byte 0: 232..255, 0..75 */
+	memset(&g, 0, sizeof(g));
+	pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(ret == 0 && g.n == 16 && !k.filter_attached,
+	  "refused kernel filter: user space delivers the 16 matching (%d)",
+	  g.n);
+	/* Accepted: frames already in the ring are filtered here once. */
+	k.filter_refuse = 0;
+	put(2000, 100, 60);	/* byte 0: 208..255, 0..51 */
+	pcap_setfilter(p, &prog);
+	memset(&g, 0, sizeof(g));
+	pcap_dispatch(p, -1, cb, (u_char *)&g);
+	pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(k.filter_attached && g.n == 16,
+	  "kernel filter: frames queued before it still filtered (%d)", g.n);
+	put(3000, 10, 60);	/* the "kernel" let these through */
+	memset(&g, 0, sizeof(g));
+	pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(g.n == 10, "after the ring ran empty, no second filtering (%d)",
+	  g.n);
+	pcap_freecode(&prog);
+
+	k.st.received = 10;
+	k.st.dropped = 5;
+	k.st.nic_dropped = 3;
+	pcap_stats(p, &ps);
+	T(ps.ps_recv == 15 && ps.ps_drop == 5 && ps.ps_ifdrop == 3,
+	  "stats: recv = received + dropped, drop, ifdrop = nic_dropped");
+	T(pcap_setdirection(p, PCAP_D_OUT) < 0 &&
+	  !pcap_setdirection(p, PCAP_D_IN), "direction: OUT refused, IN ok");
+	pcap_close(p);
+
+	p = open_dev("ringcap:lo@1", 1, 1);
+	T(k.queue == 1 && k.watermark == 1, "lo@1: queue 1; immediate: N=1");
+	put(1500000123, 1, 60);
+	rec = fake_ring_reserve(&fr, 60);
+	rec->flags = RINGCAP_REC_VLAN;
+	rec->vlan_tci = 0x123;
+	rec->vlan_proto = htons(0x8100);
+	for (i = 0; i < 60; i++)
+		((uint8_t *)(rec + 1))[i] = (uint8_t)i;
+	fake_ring_commit(&fr, rec);
+	memset(&g, 0, sizeof(g));
+	pcap_dispatch(p, 1, cb, (u_char *)&g);
+	T(g.last.ts.tv_sec == 1 && g.last.ts.tv_usec == 500000123,
+	  "nanosecond precision: %ld.%09ld", (long)g.last.ts.tv_sec,
+	  (long)g.last.ts.tv_usec);
+	memset(&g, 0, sizeof(g));
+	pcap_dispatch(p, 1, cb, (u_char *)&g);
+	T(g.last.caplen == 64 && g.last.len == 64 && g.bytes[11] == 11 &&
+	  g.bytes[12] == 0x81 && g.bytes[13] == 0 && g.bytes[14] == 0x01 &&
+	  g.bytes[15] == 0x23 && g.bytes[16] == 12,
+	  "a stripped VLAN tag is put back after the MAC addresses");
+	pcap_close(p);
+
+	printf("1..%d\n", tn);
+	return tfail ? 1 : 0;
+}

@@ -1,0 +1,487 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# libpcap-ring: Debian's own /usr/bin/tcpdump (and dumpcap, if installed),
+# unmodified, captures through ringcap with the drop-in libpcap
+# (libpcap-ring/build/lib, through libpcap-ring/ringcap-run), on a
+# ringcap_sim device fed with numbered test frames (rc_inject). Checked:
+# byte-exact pcap files in order with monotonic timestamps, the same frames
+# as an AF_PACKET capture, -c, DEV@QUEUE, kernel filters, nanosecond
+# timestamps, "dropped by kernel" against the ring's counter with a stalled
+# reader, non-blocking use through a selectable fd, breakloop, inject, and
+# every fallback (RINGCAP_DISABLE, the module unloaded, ringcap:DEV).
+#
+# Runs in a guest as root, after run_guest.sh loaded ringcap and
+# ringcap_sim, and leaves both loaded with default parameters (it unloads
+# them for the fallback tests, last).
+#
+#   RC_BIN          test programs (default: build/bin next to this script)
+#   RC_SIM_KO       ringcap_sim.ko for this kernel
+#   RC_RINGCAP_KO   insmod this ringcap.ko instead of `modprobe ringcap`
+#   RC_LPR          libpcap-ring directory (default: ../libpcap-ring)
+#
+# Needs: make -C libpcap-ring && make -C libpcap-ring tests (host side).
+# Output: TAP. Exit status: 0 all passed, 1 a test failed, 4 skipped.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BIN=${RC_BIN:-$here/build/bin}
+SIM_KO=${RC_SIM_KO:-$here/build/$(uname -r)/ringcap_sim.ko}
+LPR=${RC_LPR:-$here/../libpcap-ring}
+RUN=$LPR/ringcap-run
+NB=$LPR/build/bin/pcap_nonblock
+PARAMS=/sys/module/ringcap/parameters
+SIM=rcpcap0
+INJECT=/sys/kernel/debug/ringcap_sim/$SIM/inject
+VA=rcpcapv0
+VB=rcpcapv1
+PLAN=30
+
+n=0
+failed=0
+tmp=$(mktemp -d)
+pids=()
+
+ok() { n=$((n + 1)); echo "ok $n $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+wait_for() {
+	local i limit=$(($1 * 10))
+	shift
+	for ((i = 0; i < limit; i++)); do
+		"$@" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+loaded() { [ -d "/sys/module/$1" ]; }
+load_ringcap() {
+	if [ -n "${RC_RINGCAP_KO:-}" ]; then
+		insmod "$RC_RINGCAP_KO" "$@"
+	else
+		modprobe ringcap "$@"
+	fi
+}
+
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -CONT "$p" 2>/dev/null || true
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	ip link del "$VA" 2>/dev/null || true
+	ip link del "$SIM" 2>/dev/null || true
+	loaded ringcap || load_ringcap >/dev/null 2>&1 || true
+	[ ! -f "$PARAMS/transparent_mode" ] ||
+		echo 0 >"$PARAMS/transparent_mode" 2>/dev/null || true
+	loaded ringcap_sim || insmod "$SIM_KO" >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+echo "1..$PLAN"
+
+skip_all() {
+	local i
+	echo "# SKIP $*"
+	for ((i = 1; i <= PLAN; i++)); do
+		echo "ok $i libpcap # SKIP $*"
+	done
+	exit 4
+}
+[ "$(id -u)" = 0 ] || skip_all "needs root"
+loaded ringcap || skip_all "ringcap is not loaded"
+loaded ringcap_sim || insmod "$SIM_KO" 2>/dev/null ||
+	skip_all "ringcap_sim is not loaded and $SIM_KO does not load"
+[ -f "$LPR/build/lib/libpcap.so.0.8" ] ||
+	skip_all "no drop-in libpcap: run 'make -C libpcap-ring' on the host"
+[ -x "$NB" ] || skip_all "no $NB: run 'make -C libpcap-ring tests'"
+[ -x "$BIN/rc_inject" ] || skip_all "no $BIN/rc_inject: make -C selftests"
+command -v tcpdump >/dev/null || skip_all "no tcpdump (apt-get install tcpdump)"
+command -v python3 >/dev/null || skip_all "no python3"
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+# pcap files are checked by this small reader: test frames are rebuilt from
+# their header (selftests/rc_frames.h) and compared byte for byte.
+cat >"$tmp/pcapchk.py" <<'EOF'
+import struct, sys
+
+def read(path):
+    d = open(path, 'rb').read()
+    magic = struct.unpack('<I', d[:4])[0]
+    nano = {0xa1b2c3d4: False, 0xa1b23c4d: True}[magic]
+    off, out = 24, []
+    while off < len(d):
+        s, f, cap, wire = struct.unpack('<IIII', d[off:off + 16])
+        out.append((s, f, wire, d[off + 16:off + 16 + cap]))
+        off += 16 + cap
+    return nano, out
+
+def is_test(p):
+    return len(p) >= 31 and p[12:14] == b'\x88\xb5' and p[14:22] == b'RCAPTEST'
+
+def build(seq, ln, queue, run):
+    f = bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1]) + b'\x88\xb5' + b'RCAPTEST'
+    f += struct.pack('>IH', seq, ln) + bytes([queue, seq % 3, run])
+    return f + bytes((seq * 131 + i * 7 + run) & 0xff for i in range(31, ln))
+
+def varied(seq):
+    return 60 + (seq * 379) % 1455
+
+def mixed(seq):
+    return 1 if (seq * 7) % 10 < 4 else 0
+
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+
+cmd, path = sys.argv[1], sys.argv[2]
+nano, pkts = read(path)
+if cmd == 'seq':
+    # seq FILE FIRST COUNT QUEUE(n|mixed|mixed1) RUN [foreign-ok]
+    first, count, q, run = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6])
+    foreign_ok = len(sys.argv) > 7
+    want = []
+    for seq in range(first, first + count):
+        queue = mixed(seq) if q.startswith('mixed') else int(q)
+        if q == 'mixed1' and queue != 1:
+            continue
+        want.append((seq, queue))
+    got, last = [], 0
+    for s, f, wire, p in pkts:
+        if not is_test(p):
+            if not foreign_ok:
+                fail('a frame that is not a test frame: %s' % p[:16].hex())
+            continue
+        t = s * (10**9 if nano else 10**6) + f
+        if t < last:
+            fail('timestamp went backwards at frame %d' % len(got))
+        last = t
+        got.append((wire, p))
+    if len(got) != len(want):
+        fail('%d test frames, expected %d' % (len(got), len(want)))
+    for i, ((seq, queue), (wire, p)) in enumerate(zip(want, got)):
+        exp = build(seq, varied(seq), queue, run)
+        if p != exp or wire != len(exp):
+            fail('frame %d: not seq %d as sent (got seq %d, %d bytes)' %
+                 (i, seq, struct.unpack('>I', p[22:26])[0], len(p)))
+    print('ok: %d frames byte-exact, in order, timestamps monotonic' % len(got))
+elif cmd == 'same':
+    _, other = read(sys.argv[3])
+    a = [p for _, _, _, p in pkts if is_test(p)]
+    b = [p for _, _, _, p in other if is_test(p)]
+    if a != b:
+        fail('%d and %d test frames, or different bytes' % (len(a), len(b)))
+    print('ok: the same %d frames' % len(a))
+elif cmd == 'count':
+    print(len(pkts))
+elif cmd == 'udp':
+    port, count = int(sys.argv[3]), int(sys.argv[4])
+    bad = [p for _, _, _, p in pkts
+           if p[12:14] != b'\x08\x00' or p[23] != 17 or
+           struct.unpack('>H', p[36:38])[0] != port]
+    if bad or len(pkts) != count:
+        fail('%d frames (%d not UDP to %d), expected %d' % (len(pkts), len(bad), port, count))
+    print('ok: exactly the %d matching frames' % count)
+elif cmd == 'nano':
+    if not nano:
+        fail('not a nanosecond pcap file')
+    if not any(f % 1000 for _, f, _, _ in pkts):
+        fail('no timestamp has sub-microsecond digits')
+    print('ok: nanosecond timestamps')
+EOF
+chk() { python3 "$tmp/pcapchk.py" "$@"; }
+
+# Raw frames into the sim: [le16 queue][le16 len][frame] per record.
+inject_udp() {	# COUNT: frames alternate UDP dport 5001, 5002, test frame
+	python3 - "$1" "$INJECT" <<'EOF'
+import struct, sys
+out = b''
+for i in range(int(sys.argv[1])):
+    if i % 3 == 2:
+        f = bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1]) + b'\x88\xb5' + b'RCAPTEST'
+        f += struct.pack('>IH', 100000 + i, 60) + bytes(34)
+    else:
+        port = 5001 + i % 3
+        payload = bytes(18)
+        udp = struct.pack('>HHHH', 40000, port, 8 + len(payload), 0) + payload
+        ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), i, 0, 64, 17,
+                         0, bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2]))
+        f = bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1]) + b'\x08\x00' + ip + udp
+    out += struct.pack('<HH', 0, len(f)) + f
+# One write(): the sim checks every record of a write before injecting.
+with open(sys.argv[2], 'wb', buffering=0) as f:
+    if f.write(out) != len(out):
+        sys.exit('short write to ' + sys.argv[2])
+EOF
+}
+
+# tcpdump NAME [ENV=VAL...] -- ARGS: start the distribution's tcpdump
+# through ringcap-run, writing $tmp/NAME.pcap; waits until it listens.
+tcpdump_start() {
+	local name=$1 pid
+	shift
+	local envs=()
+	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+	shift
+	env "${envs[@]}" "$RUN" tcpdump -Z root -w "$tmp/$name.pcap" "$@" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err" &
+	pid=$!
+	pids+=("$pid")
+	eval "pid_$name=$pid"
+	# A failure to start shows in the checks that follow.
+	wait_for 20 grep -q "listening on" "$tmp/$name.err" ||
+		show "$tmp/$name.err"
+}
+# tcpdump_wait NAME SECONDS [stop]: wait for it to end (after SIGINT with
+# "stop"); its exit status in rc_NAME.
+tcpdump_wait() {
+	local name=$1 secs=$2 pid rc=0
+	eval "pid=\$pid_$name"
+	[ "${3:-}" = stop ] && kill -INT "$pid" 2>/dev/null
+	if ! wait_for "$secs" eval "! kill -0 $pid"; then
+		kill -KILL "$pid" 2>/dev/null || true
+		echo "# $name: still running after $secs s, killed"
+	fi
+	wait "$pid" || rc=$?
+	eval "rc_$name=$rc"
+}
+# The pid's socket line in /proc/net/ringcap (empty if it has none).
+proc_line() { awk -v p="$1" '$1 == p' /proc/net/ringcap; }
+proc_field() {	# PID COLUMN: 6 received, 7 dropped, 8 filtered, 11 filter
+	proc_line "$1" | awk -v c="$2" '{ print $c; exit }'
+}
+inject() { "$BIN/rc_inject" -d "$SIM" "$@"; }
+show() { sed 's/^/# /' "$@" || true; }
+
+echo 0 >"$PARAMS/transparent_mode"
+sysctl -qw "net.ipv6.conf.default.disable_ipv6=1" 2>/dev/null || true
+ip link add "$SIM" type ringcap_sim
+ip link set "$SIM" up
+
+# 1: the drop-in is the library tcpdump runs with
+check "ringcap-run tcpdump loads the drop-in libpcap" \
+	eval '"$RUN" ldd /usr/bin/tcpdump | grep -qF "$(readlink -f "$LPR")/build/lib/libpcap.so.0.8" &&
+	      "$RUN" tcpdump --version 2>&1 | grep -q "libpcap version"'
+
+# 2-7: 1009 frames through ringcap, and at the same time through AF_PACKET
+tcpdump_start rc -- -i "$SIM" -c 1009
+tcpdump_start af RINGCAP_DISABLE=1 -- -i "$SIM" -c 1009 ether proto 0x88b5
+check "plain $SIM captures through ringcap (its socket in /proc/net/ringcap)" \
+	eval '[ -n "$(proc_line "$pid_rc")" ] && [ -z "$(proc_line "$pid_af")" ]'
+inject -n 1009 -s 0 -q 0 -r 1
+tcpdump_wait rc 60
+tcpdump_wait af 60
+check "tcpdump through ringcap stops by itself after -c 1009 (exit ${rc_rc:-?})" \
+	[ "${rc_rc:-1}" = 0 ]
+if out=$(chk seq "$tmp/rc.pcap" 0 1009 0 1); then
+	ok "pcap file: 1009 frames byte for byte as sent, in order, timestamps monotonic"
+else
+	not_ok "pcap file: 1009 frames byte for byte as sent, in order, timestamps monotonic # $out"
+fi
+if [ "${rc_af:-1}" = 0 ] && out=$(chk same "$tmp/rc.pcap" "$tmp/af.pcap"); then
+	ok "the same frames as tcpdump through AF_PACKET (RINGCAP_DISABLE=1)"
+else
+	show "$tmp/af.err"
+	not_ok "the same frames as tcpdump through AF_PACKET (RINGCAP_DISABLE=1) # ${out:-af exit ${rc_af:-?}}"
+fi
+check "tcpdump reports 0 packets dropped by kernel" \
+	grep -q "^0 packets dropped by kernel" "$tmp/rc.err"
+check "tcpdump reads the file back (tcpdump -r)" \
+	eval '[ "$(tcpdump -n -r "$tmp/rc.pcap" 2>/dev/null | wc -l)" = 1009 ]'
+
+# 8: -c 100 stops at exactly 100
+tcpdump_start c100 -- -i "$SIM" -c 100
+inject -n 300 -s 0 -q 0 -r 2
+tcpdump_wait c100 30
+if [ "${rc_c100:-1}" = 0 ] && out=$(chk seq "$tmp/c100.pcap" 0 100 0 2); then
+	ok "tcpdump -c 100 stops at exactly 100 (seqs 0-99)"
+else
+	not_ok "tcpdump -c 100 stops at exactly 100 # ${out:-exit ${rc_c100:-?}}"
+fi
+
+# 9-10: DEV@1 gets queue 1's frames only
+# -U: each frame reaches the file as it is read, so the test can wait for
+# the file instead of guessing how long tcpdump needs.
+tcpdump_start q1 -- -U -i "$SIM@1"
+check "$SIM@1 binds queue 1 (/proc/net/ringcap)" \
+	eval 'proc_line "$pid_q1" | awk "{ exit !(\$4 == 1) }"'
+inject -n 500 -s 0 -q mixed -r 3
+wait_for 30 eval '[ "$(chk count "$tmp/q1.pcap")" -ge 200 ]' || true
+sleep 0.5	# a frame from another queue would have to come now
+tcpdump_wait q1 10 stop
+if out=$(chk seq "$tmp/q1.pcap" 0 500 mixed1 3); then
+	ok "tcpdump -i $SIM@1 gets exactly queue 1's frames ($out)"
+else
+	not_ok "tcpdump -i $SIM@1 gets exactly queue 1's frames # $out"
+fi
+
+# 11-13: a kernel filter
+tcpdump_start flt -- -U -i "$SIM" udp and dst port 5001
+check "the filter is attached to the ringcap socket (/proc/net/ringcap filter yes)" \
+	eval '[ "$(proc_field "$pid_flt" 11)" = yes ]'
+inject_udp 300
+wait_for 20 eval '[ "$(proc_field "$pid_flt" 8)" -ge 200 ]' || true
+check "the kernel filtered out the 200 other frames" \
+	eval '[ "$(proc_field "$pid_flt" 8)" = 200 ] && [ "$(proc_field "$pid_flt" 6)" = 100 ]'
+wait_for 30 eval '[ "$(chk count "$tmp/flt.pcap")" -ge 100 ]' || true
+sleep 0.5
+tcpdump_wait flt 10 stop
+if out=$(chk udp "$tmp/flt.pcap" 5001 100); then
+	ok "'udp and dst port 5001' delivers exactly the 100 matching frames"
+else
+	not_ok "'udp and dst port 5001' delivers exactly the 100 matching frames # $out"
+fi
+
+# 14: nanosecond timestamps
+tcpdump_start ns -- -i "$SIM" -c 50 --time-stamp-precision=nano
+inject -n 50 -s 0 -q 0 -r 4
+tcpdump_wait ns 30
+if out=$(chk nano "$tmp/ns.pcap") && out=$(chk seq "$tmp/ns.pcap" 0 50 0 4); then
+	ok "--time-stamp-precision=nano: nanosecond file, ns timestamps, frames exact"
+else
+	not_ok "--time-stamp-precision=nano # $out"
+fi
+
+# 15-16: a stalled reader; tcpdump's drop line is the ring's counter
+tcpdump_start stall RINGCAP_RING_SIZE=65536 -- -i "$SIM"
+kill -STOP "$pid_stall"
+"$BIN/rc_inject" -d "$SIM" -n 400 -s 0 -q 0 -r 5 -l 1514
+wait_for 20 eval '[ $(( $(proc_field "$pid_stall" 6) + $(proc_field "$pid_stall" 7) )) -ge 400 ]' || true
+drops=$(proc_field "$pid_stall" 7)
+kill -CONT "$pid_stall"
+sleep 1.5
+tcpdump_wait stall 10 stop
+check "the stalled reader's ring dropped frames ($drops of 400)" \
+	eval '[ "${drops:-0}" -gt 0 ]'
+check "tcpdump's 'packets dropped by kernel' equals the ring's drop counter" \
+	grep -q "^${drops:-x} packets dropped by kernel" "$tmp/stall.err"
+show "$tmp/stall.err"
+
+# 17: non-blocking, selectable fd
+"$RUN" "$NB" -i "$SIM" -n 2000 -w 60 >"$tmp/nb.out" 2>&1 &
+nb=$!
+pids+=("$nb")
+wait_for 20 grep -q ready "$tmp/nb.out" || true
+sleep 1	# an idle second: the loop must sleep in poll(), not spin
+inject -n 1000 -s 0 -q mixed -r 6
+inject -n 1000 -s 1000 -q mixed -r 6
+nb_rc=0
+wait "$nb" || nb_rc=$?
+show "$tmp/nb.out"
+check "non-blocking + selectable fd: 2000 frames, none lost or twice, no busy loop" \
+	[ "$nb_rc" = 0 ]
+
+# 18: breakloop on an idle capture
+tcpdump_start idle -- -i "$SIM"
+t0=$SECONDS
+tcpdump_wait idle 5 stop
+check "an idle tcpdump stops within 5 s of SIGINT (pcap_breakloop)" \
+	eval '[ "${rc_idle:-1}" = 0 ] && [ $((SECONDS - t0)) -le 5 ]'
+
+# 19: ringcap:DEV forces ringcap
+tcpdump_start forced -- -i "ringcap:$SIM" -c 30
+forced_sock=$(proc_line "$pid_forced")
+inject -n 30 -s 0 -q 0 -r 7
+tcpdump_wait forced 30
+check "ringcap:$SIM captures through ringcap" \
+	eval '[ -n "$forced_sock" ] && chk seq "$tmp/forced.pcap" 0 30 0 7 >/dev/null'
+
+# 20-21: mode 2, where only ringcap sees the frames
+echo 2 >"$PARAMS/transparent_mode"
+tcpdump_start m2 -- -i "$SIM" -c 300
+tcpdump_start m2af RINGCAP_DISABLE=1 -- -U -i "$SIM" ether proto 0x88b5
+inject -n 300 -s 0 -q mixed -r 8
+tcpdump_wait m2 30
+tcpdump_wait m2af 10 stop
+echo 0 >"$PARAMS/transparent_mode"
+check "transparent_mode 2: tcpdump gets all 300 frames byte-exact" \
+	eval 'chk seq "$tmp/m2.pcap" 0 300 mixed 8 >/dev/null'
+check "transparent_mode 2: AF_PACKET (RINGCAP_DISABLE=1) gets none of them" \
+	eval '[ "$(chk count "$tmp/m2af.pcap")" = 0 ]'
+
+# 22: pcap_inject through a ringcap handle (an AF_PACKET socket underneath),
+# on a veth pair: what goes out of $VA arrives on $VB.
+ip link add "$VA" type veth peer name "$VB"
+sysctl -qw "net.ipv6.conf.$VA.disable_ipv6=1" "net.ipv6.conf.$VB.disable_ipv6=1" 2>/dev/null || true
+ip link set "$VA" up
+ip link set "$VB" up
+tcpdump_start inj RINGCAP_DISABLE=1 -- -i "$VB" -c 20 ether proto 0x88b5
+cat >"$tmp/inject.py" <<'EOF'
+import ctypes, struct, sys
+pcap = ctypes.CDLL('libpcap.so.0.8')
+pcap.pcap_create.restype = ctypes.c_void_p
+pcap.pcap_geterr.restype = ctypes.c_char_p
+err = ctypes.create_string_buffer(256)
+p = pcap.pcap_create(sys.argv[1].encode(), err)
+if not p or pcap.pcap_activate(ctypes.c_void_p(p)) < 0:
+    sys.exit('open: %s' % (err.value or pcap.pcap_geterr(ctypes.c_void_p(p))))
+for seq in range(20):
+    ln = 60 + (seq * 379) % 1455
+    f = bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1]) + b'\x88\xb5' + b'RCAPTEST'
+    f += struct.pack('>IH', seq, ln) + bytes([0, seq % 3, 9])
+    f += bytes((seq * 131 + i * 7 + 9) & 0xff for i in range(31, ln))
+    if pcap.pcap_inject(ctypes.c_void_p(p), f, len(f)) != len(f):
+        sys.exit('inject: %s' % pcap.pcap_geterr(ctypes.c_void_p(p)))
+EOF
+inj_out=$("$RUN" python3 "$tmp/inject.py" "ringcap:$VA" 2>&1) || true
+tcpdump_wait inj 20
+if [ -z "$inj_out" ] && out=$(chk seq "$tmp/inj.pcap" 0 20 0 9); then
+	ok "pcap_inject on ringcap:$VA sends 20 frames that arrive exact on $VB"
+else
+	not_ok "pcap_inject on ringcap:$VA # ${inj_out:-$out}"
+fi
+
+# 23-24: RINGCAP_DISABLE=1 takes the normal path
+tcpdump_start dis RINGCAP_DISABLE=1 -- -i "$SIM" -c 40
+dis_sock=$(proc_line "$pid_dis")
+inject -n 40 -s 0 -q 0 -r 10
+tcpdump_wait dis 30
+check "RINGCAP_DISABLE=1: no ringcap socket" [ -z "$dis_sock" ]
+check "RINGCAP_DISABLE=1: tcpdump captures the 40 frames through AF_PACKET" \
+	eval 'chk seq "$tmp/dis.pcap" 0 40 0 10 foreign-ok >/dev/null'
+
+# 25: dumpcap from Debian, if it is there
+if command -v dumpcap >/dev/null; then
+	"$RUN" dumpcap -q -i "$SIM" -c 200 -w "$tmp/dumpcap.pcapng" \
+		>"$tmp/dumpcap.err" 2>&1 &
+	dc=$!
+	pids+=("$dc")
+	wait_for 20 eval '[ -n "$(proc_line "$dc")" ]' || true
+	inject -n 200 -s 0 -q 0 -r 11
+	dc_rc=0
+	wait_for 30 eval "! kill -0 $dc" || kill -KILL "$dc" 2>/dev/null || true
+	wait "$dc" || dc_rc=$?
+	check "dumpcap -c 200 through ringcap writes 200 frames" \
+		eval '[ "$dc_rc" = 0 ] && [ "$(tcpdump -n -r "$tmp/dumpcap.pcapng" 2>/dev/null | wc -l)" = 200 ]'
+else
+	ok "dumpcap through ringcap # SKIP dumpcap is not installed (apt-get install tshark)"
+fi
+
+# 26-30: fallback with the module unloaded (the sim device goes with it)
+ip link del "$SIM"
+rmmod ringcap_sim
+wait_for 10 eval 'rmmod ringcap 2>/dev/null || ! loaded ringcap' || true
+check "ringcap unloaded for the fallback tests" eval '! loaded ringcap'
+tcpdump_start fb -- -i "$VB" -c 20 ether proto 0x88b5
+"$RUN" python3 "$tmp/inject.py" "$VA" >"$tmp/fbinj.err" 2>&1 || show "$tmp/fbinj.err"
+tcpdump_wait fb 20
+check "module unloaded: tcpdump -i $VB works through the normal Linux path" \
+	eval '[ "${rc_fb:-1}" = 0 ] && chk seq "$tmp/fb.pcap" 0 20 0 9 >/dev/null'
+fr_rc=0
+"$RUN" tcpdump -Z root -i "ringcap:$VB" -c 1 -w "$tmp/fr.pcap" \
+	>"$tmp/fr.out" 2>"$tmp/fr.err" || fr_rc=$?
+show "$tmp/fr.err"
+check "module unloaded: ringcap:$VB fails" [ "$fr_rc" != 0 ]
+check "... with a clear error (the module is not loaded)" \
+	grep -q "ringcap module is not loaded" "$tmp/fr.err"
+check "ringcap and ringcap_sim load again" \
+	eval 'load_ringcap && insmod "$SIM_KO"'
+
+[ "$n" -eq "$PLAN" ] || echo "# plan said $PLAN tests, ran $n"
+[ "$failed" -eq 0 ] && [ "$n" -eq "$PLAN" ]

@@ -46,7 +46,6 @@ union rce_rx_desc {
 
 #define RCE_RXD_STAT_DD		BIT(0)	/* descriptor done */
 #define RCE_RXD_STAT_EOP	BIT(1)	/* last buffer of the frame */
-#define RCE_RXD_STAT_VP		BIT(3)	/* 802.1Q tag stripped into vlan */
 #define RCE_RXD_MRQ_RSS_TYPE	0xf	/* 0 none, 1/3 TCP v4/v6, 2/4/5 IP */
 /* CRC/alignment, symbol, sequence, carrier extension, RX data errors */
 #define RCE_RXD_ERR_FRAME	(BIT(24) | BIT(25) | BIT(26) | BIT(28) | BIT(31))

@@ -239,13 +239,6 @@ out:
 	spin_unlock_irqrestore(&ad->link_lock, flags);
 }
 
-static u64 rce_rd64(struct rce_adapter *ad, u32 lo, u32 hi)
-{
-	u64 val = rce_rd(ad, lo);
-
-	return val | (u64)rce_rd(ad, hi) << 32;
-}
-
 /**
  * rce_hw_stats_update - fold the clear-on-read counters into ad->hws
  * @ad: the adapter
@@ -268,12 +261,7 @@ void rce_hw_stats_update(struct rce_adapter *ad)
 	h->colc += rce_rd(ad, RCE_COLC);
 	h->gprc += rce_rd(ad, RCE_GPRC);
 	h->gptc += rce_rd(ad, RCE_GPTC);
-	h->bprc += rce_rd(ad, RCE_BPRC);
 	h->mprc += rce_rd(ad, RCE_MPRC);
-	h->tpr += rce_rd(ad, RCE_TPR);
-	h->tpt += rce_rd(ad, RCE_TPT);
-	h->gorc += rce_rd64(ad, RCE_GORCL, RCE_GORCH);
-	h->gotc += rce_rd64(ad, RCE_GOTCL, RCE_GOTCH);
 	spin_unlock_irqrestore(&ad->stats_lock, flags);
 }
 

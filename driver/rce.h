@@ -26,7 +26,6 @@
 #define RCE_DRV_NAME		"ringcap_e1000e"
 #define RCE_NUM_RXQ		2
 #define RCE_RX_BUF_LEN		2048	/* RCTL.BSIZE = 2048, no BSEX */
-#define RCE_MAX_FRAME		(ETH_FRAME_LEN + ETH_FCS_LEN + VLAN_HLEN)
 #define RCE_RING_DEFAULT	256
 #define RCE_RING_MIN		64
 #define RCE_RING_MAX		4096
@@ -118,7 +117,7 @@ struct rce_tx_ring {
 /* Hardware counters accumulated from the clear-on-read registers. */
 struct rce_hw_stats {
 	u64	mpc, rnbc, crcerrs, rxerrc, ruc, roc, colc;
-	u64	gprc, gptc, gorc, gotc, bprc, mprc, tpr, tpt;
+	u64	gprc, gptc, mprc;
 };
 
 struct rce_adapter {

@@ -10,7 +10,6 @@
 
 /* General control and status */
 #define RCE_CTRL		0x0000
-#define   RCE_CTRL_FD		BIT(0)	/* full duplex */
 #define   RCE_CTRL_GIO_MD	BIT(2)	/* GIO master disable */
 #define   RCE_CTRL_ASDE		BIT(5)	/* auto speed detection */
 #define   RCE_CTRL_SLU		BIT(6)	/* set link up */
@@ -36,7 +35,6 @@
 /* Interrupts */
 #define RCE_ICR			0x00C0	/* cause, read to clear */
 #define RCE_ITR			0x00C4	/* throttling, 256 ns units */
-#define RCE_ICS			0x00C8	/* cause set */
 #define RCE_IMS			0x00D0	/* mask set = enable */
 #define RCE_IMC			0x00D8	/* mask clear = disable */
 #define RCE_EIAC		0x00DC	/* MSI-X: causes auto-cleared on notify */
@@ -45,7 +43,6 @@
 #define   RCE_IVAR_RXQ0_SHIFT	0
 #define   RCE_IVAR_RXQ1_SHIFT	4
 #define   RCE_IVAR_TXQ0_SHIFT	8
-#define   RCE_IVAR_TXQ1_SHIFT	12
 #define   RCE_IVAR_OTHER_SHIFT	16
 #define   RCE_IVAR_TX_EVERY_WB	BIT(31)	/* TX cause on every write-back */
 #define RCE_EITR(v)		(0x00E8 + 4 * (v))	/* per MSI-X vector */
@@ -63,15 +60,11 @@
 /* Receive */
 #define RCE_RCTL		0x0100
 #define   RCE_RCTL_EN		BIT(1)
-#define   RCE_RCTL_SBP		BIT(2)	/* store bad packets */
 #define   RCE_RCTL_UPE		BIT(3)	/* unicast promiscuous */
 #define   RCE_RCTL_MPE		BIT(4)	/* multicast promiscuous */
-#define   RCE_RCTL_LPE		BIT(5)	/* long packets */
 #define   RCE_RCTL_RDMTS_HALF	(0 << 8)
-#define   RCE_RCTL_MO_SHIFT	12	/* MTA hash: 0 = address bits 47:36 */
 #define   RCE_RCTL_BAM		BIT(15)	/* accept broadcast */
 #define   RCE_RCTL_BSIZE_2048	(0 << 16)
-#define   RCE_RCTL_BSEX		BIT(25)
 #define   RCE_RCTL_SECRC	BIT(26)	/* strip the Ethernet CRC */
 #define RCE_RFCTL		0x5008
 #define   RCE_RFCTL_ACK_DIS	BIT(12)	/* no ACK interrupt per TCP ACK */
@@ -85,7 +78,6 @@
 #define RCE_RDLEN(q)		(0x2808 + 0x100 * (q))
 #define RCE_RDH(q)		(0x2810 + 0x100 * (q))
 #define RCE_RDT(q)		(0x2818 + 0x100 * (q))
-#define RCE_RXDCTL(q)		(0x2828 + 0x100 * (q))
 
 /* Receive-side scaling */
 #define RCE_MRQC		0x5818
@@ -122,28 +114,19 @@
 #define RCE_TDLEN(q)		(0x3808 + 0x100 * (q))
 #define RCE_TDH(q)		(0x3810 + 0x100 * (q))
 #define RCE_TDT(q)		(0x3818 + 0x100 * (q))
-#define RCE_TIDV		0x3820	/* TX interrupt delay */
 #define RCE_TXDCTL(q)		(0x3828 + 0x100 * (q))
 #define   RCE_TXDCTL_GRAN	BIT(24)	/* thresholds count descriptors */
-#define RCE_TADV		0x382C
 
-/* Statistics: 32-bit, clear on read; 64-bit ones as low/high pairs */
+/* Statistics: 32-bit, clear on read */
 #define RCE_CRCERRS		0x4000
 #define RCE_RXERRC		0x400C
 #define RCE_MPC			0x4010	/* missed: no room in the RX FIFO */
 #define RCE_COLC		0x4028
 #define RCE_GPRC		0x4074
-#define RCE_BPRC		0x4078
 #define RCE_MPRC		0x407C
 #define RCE_GPTC		0x4080
-#define RCE_GORCL		0x4088
-#define RCE_GORCH		0x408C
-#define RCE_GOTCL		0x4090
-#define RCE_GOTCH		0x4094
 #define RCE_RNBC		0x40A0	/* no RX descriptor available */
 #define RCE_RUC			0x40A4	/* undersize */
 #define RCE_ROC			0x40AC	/* oversize */
-#define RCE_TPR			0x40D0
-#define RCE_TPT			0x40D4
 
 #endif /* _RCE_REGS_H */

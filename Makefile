@@ -5,7 +5,9 @@
 # supported kernel rather than the running one (this host runs a kernel
 # without headers, and the tests boot Debian's kernels in QEMU anyway).
 #
-#   make              userland + modules for every kernel (build/KVER/)
+#   make              userland + the drop-in libpcap + modules for every
+#                     kernel (build/KVER/)
+#   make libpcap-ring the drop-in libpcap (libpcap-ring/, docs/LIBPCAP.md)
 #   make module       modules only, W=1 (warnings shown)
 #   make module-w1    modules, W=1, any warning fails
 #   make selftests    test programs and the test netdev module
@@ -22,14 +24,17 @@
 KVERS ?= $(shell scripts/kernels.sh)
 export RINGCAP_KERNELS := $(KVERS)
 
-.PHONY: all userland module module-w1 selftests dkms-install check \
+.PHONY: all userland libpcap-ring module module-w1 selftests dkms-install check \
 	check-debug demo clean help
 
-all: userland module
+all: userland libpcap-ring module
 
 userland:
 	@if [ -f userland/Makefile ]; then $(MAKE) -C userland; \
 	else echo "userland: nothing to build yet"; fi
+
+libpcap-ring: userland
+	$(MAKE) -C libpcap-ring all tests
 
 module:
 	scripts/build-module.sh $(KVERS)
@@ -57,6 +62,7 @@ demo:
 clean:
 	rm -rf build
 	@if [ -f userland/Makefile ]; then $(MAKE) -C userland clean; fi
+	$(MAKE) -C libpcap-ring clean
 	@if [ -f selftests/Makefile ]; then $(MAKE) -C selftests clean; fi
 
 help:

@@ -84,9 +84,12 @@ else
 fi
 echo "==== check: kernels ${kvers[*]}"
 
-[ ! -f userland/Makefile ] || step userland make -C userland
+step userland make -C userland
+# The drop-in libpcap and its test program, which the guests run.
+step libpcap-ring make -C libpcap-ring all tests
 
-# Host-side tests of libringcap's reader and the tools (no module needed).
+# Host-side tests of libringcap's reader, the tools and the libpcap backend
+# (no module needed).
 tap_count() { # tap_count NAME FILE: add a TAP stream's results to the totals
 	local p s f line
 	knames+=("$1")
@@ -105,12 +108,23 @@ tap_count() { # tap_count NAME FILE: add a TAP stream's results to the totals
 }
 declare -A kresult=()
 knames=()
-if [ "$distro" = 1 ] && [ -f userland/Makefile ]; then
-	begin "userland tests"
+# host_tests NAME DIR: `make -C DIR check|test`'s TAP; a run that ends
+# without a single result (a build error) is one failure.
+host_tests() {
+	local name=$1 tap=build/check/$1.tap
+	begin "$name tests"
 	mkdir -p build/check
-	make -s -C userland test >build/check/userland.tap 2>&1 || true
-	end "userland tests"
-	tap_count "host: userland" build/check/userland.tap
+	make -s -C "$2" "$3" >"$tap" 2>&1 || true
+	end "$name tests"
+	tap_count "host: $name" "$tap"
+	if ! grep -qE '^(not )?ok [0-9]+' "$tap"; then
+		failed=$((failed + 1))
+		problems+=("host: $name: no test results (see $tap)")
+	fi
+}
+if [ "$distro" = 1 ]; then
+	host_tests userland userland test
+	host_tests libpcap-ring libpcap-ring check
 fi
 step "module W=1" scripts/build-module.sh --strict "${kvers[@]}"
 [ ! -f selftests/Makefile ] || step selftests make -C selftests all KVERS="${kvers[*]}"

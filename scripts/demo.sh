@@ -4,8 +4,9 @@
 # `make demo`: build what the demo needs, install ringcap and
 # ringcap_e1000e with DKMS and, in a QEMU guest on the 6.1 kernel, capture
 # host-generated traffic from the emulated 82574L in transparent mode 2
-# with a ringcount per RX queue, then say where every frame went
-# (scripts/demo-guest.sh).
+# with Debian's tcpdump, unchanged, through ringcap (libpcap-ring), say
+# where every frame went, then offer the same load to a ringcount per RX
+# queue (scripts/demo-guest.sh).
 #
 #   scripts/demo.sh [FRAMES]           default 200000
 #   RINGCAP_DEMO_KERNEL=KVER           another kernel than the 6.1 one
@@ -19,6 +20,7 @@ k=${RINGCAP_DEMO_KERNEL:-$(scripts/kernels.sh | tr ' ' '\n' | grep '^6\.1\.' | h
 [ -n "$k" ] || { echo "demo: no 6.1 kernel (scripts/deps.sh)" >&2; exit 1; }
 
 make -s -C userland
+make -s -C libpcap-ring
 scripts/dkms-install.sh "$k"
 env=()
 for v in MODE RATE SIZE COMPARE; do

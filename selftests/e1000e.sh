@@ -24,6 +24,8 @@
 #                   script): QEMU monitor commands and the host generator
 #   RC_E1000E_KO    insmod this ringcap_e1000e.ko instead of modprobe (a
 #                   kernel without the DKMS module, e.g. the debug tier)
+#   RC_LPR          libpcap-ring directory, with the drop-in built
+#                   (default: ../libpcap-ring)
 #   RC_E1000E_CYCLES  reload/rebind cycles per kind (default 20)
 #   RC_E1000E_FRAMES  frames of the RSS / no-allocation run (default
 #                   100000; the overload run offers twice as many)
@@ -41,6 +43,9 @@ RINGCOUNT=$TOOLS/ringcount
 RC_HOST=${RC_HOST:-$here/rc_host}
 PY=/usr/bin/python3
 NETPY=$here/e1000e/net.py
+FRAMES_PY=$here/rc_frames.py
+LPR=${RC_LPR:-$here/../libpcap-ring}
+RINGCAP_RUN=$LPR/ringcap-run
 CYCLES=${RC_E1000E_CYCLES:-20}
 FRAMES=${RC_E1000E_FRAMES:-100000}
 TCP_MB=${RC_E1000E_TCP_MB:-10}
@@ -52,7 +57,7 @@ A=rce0 B=rce1 G=rce2		# pair side 1, pair side 2 (in $NS), generator
 IP_A=10.9.0.1 IP_B=10.9.0.2
 MAC=(52:54:00:12:34:10 52:54:00:12:34:11 52:54:00:12:34:12)
 PCI=(- - -)
-PLAN=39
+PLAN=41
 
 # Missing prerequisites: a failure when required, else a skip.
 if [ "${RC_REQUIRE:-0}" = 1 ]; then MISSING=1; else MISSING=4; fi
@@ -558,6 +563,49 @@ tcase "mode 2: a ring bound on $B gets every datagram, the UDP socket none" t_ud
 rc_stop udp
 tcase "mode 2: with the ring closed the UDP socket gets them all again" t_udp 2 0 all
 set_mode 0
+
+# 12-13: Debian's tcpdump, unchanged, through libpcap-ring (ringcap-run) on
+# $B in mode 2, then through AF_PACKET (RINGCAP_DISABLE=1) in mode 0: the
+# 1009 test frames $A sends arrive byte for byte in both files.
+TD_N=1009
+# td_capture NAME MODE [ENV=VAL...]: $TD_N frames $A -> $B into $tmp/NAME.pcap
+td_capture() {
+	local name=$1 mode=$2 pid rc=0 out
+	shift 2
+	set_mode "$mode"
+	ip netns exec "$NS" env "$@" "$RINGCAP_RUN" tcpdump -Z root -i "$B" \
+		-c "$TD_N" -w "$tmp/$name.pcap" ether proto 0x88b5 \
+		>"$tmp/$name.out" 2>"$tmp/$name.err" &
+	pid=$!
+	wait_for 20 grep -q "listening on" "$tmp/$name.err" ||
+		{ msg="tcpdump did not start: $(tail -n 2 "$tmp/$name.err" | tr '\n' ' ')"; kill "$pid"; return 1; }
+	TD_SOCK=$(awk -v p="$pid" '$1 == p' "/proc/$pid/net/ringcap")
+	out=$("$PY" -S "$NETPY" frames-send --dev "$A" --count "$TD_N" --run 13 --pps 2000 2>&1) ||
+		{ msg="sender: $out"; kill "$pid"; return 1; }
+	wait_for 30 eval "! kill -0 $pid" || kill -INT "$pid" 2>/dev/null
+	wait "$pid" || rc=$?
+	set_mode 0
+	msg="$(grep -E 'captured|dropped by kernel' "$tmp/$name.err" | tr '\n' ' ')"
+	[ "$rc" = 0 ] || { msg+="; tcpdump exit $rc"; return 1; }
+	out=$("$PY" -S "$FRAMES_PY" seq "$tmp/$name.pcap" 0 "$TD_N" 0 13) ||
+		{ msg+="; $out"; return 1; }
+}
+t_tcpdump_ring() {
+	[ -x "$RINGCAP_RUN" ] && [ -f "$LPR/build/lib/libpcap.so.0.8" ] ||
+		{ msg="no drop-in libpcap: make -C libpcap-ring"; return "$MISSING"; }
+	command -v tcpdump >/dev/null || { msg="no tcpdump"; return "$MISSING"; }
+	td_capture td_ring 2 || return 1
+	[ -n "$TD_SOCK" ] || { msg+="; tcpdump had no ringcap socket"; return 1; }
+}
+t_tcpdump_same() {
+	[ -f "$tmp/td_ring.pcap" ] || { msg="the ringcap capture did not run"; return 1; }
+	td_capture td_af 0 RINGCAP_DISABLE=1 || return 1
+	[ -z "$TD_SOCK" ] || { msg+="; RINGCAP_DISABLE=1 still opened a ringcap socket"; return 1; }
+	out=$("$PY" -S "$FRAMES_PY" same "$tmp/td_ring.pcap" "$tmp/td_af.pcap") ||
+		{ msg+="; $out"; return 1; }
+}
+tcase "mode 2: Debian's tcpdump through ringcap-run on $B writes the $TD_N frames from $A byte-exact, in order" t_tcpdump_ring
+tcase "mode 0: the same capture through AF_PACKET (RINGCAP_DISABLE=1) holds the same frames" t_tcpdump_same
 
 # ---- RSS, no allocations, interrupts (host generator, mode 2) -----------
 

@@ -25,12 +25,20 @@ or 1 with a message on stderr. Each has a hard time limit (--timeout).
         10.8.x.y:(1024+f) to 10.9.9.9:9 (an address nobody has, so a
         receiving stack drops them quietly); RSS spreads the flows
         -> raw-send: sent=N
+  net.py frames-send --dev DEV --count N --run R [--pps R]
+        the selftests' numbered test frames 0..N-1 of run R, varied
+        lengths (../rc_frames.py), through an AF_PACKET socket
+        -> frames-send: sent=N
 """
+import os
 import signal
 import socket
 import struct
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import rc_frames  # noqa: E402
 
 
 def out(name, **kv):
@@ -146,21 +154,17 @@ def raw_frame(src_mac, dst_mac, f):
     return dst_mac + src_mac + b"\x08\x00" + ip + udp
 
 
-def raw_send(a):
-    with open("/sys/class/net/%s/address" % a.dev) as f:
-        src = bytes.fromhex(f.read().strip().replace(":", ""))
-    dst = bytes.fromhex(a.dst_mac.replace(":", ""))
-    frames = [raw_frame(src, dst, f) for f in range(a.flows)]
+def send_all(dev, frames, count, pps):
+    """Send frames[i % len(frames)] for i < count; returns count."""
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    s.bind((a.dev, 0))
+    s.bind((dev, 0))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4 << 20)
-    pace = Pacer(a.pps)
-    sent = 0
-    for i in range(a.count):
+    pace = Pacer(pps)
+    for i in range(count):
         pace.wait(i)
         while True:
             try:
-                s.send(frames[i % a.flows])
+                s.send(frames[i % len(frames)])
                 break
             except BlockingIOError:
                 time.sleep(0.001)
@@ -169,8 +173,21 @@ def raw_send(a):
                 if e.errno != 105:
                     raise
                 time.sleep(0.001)
-        sent += 1
-    out("raw-send", sent=sent)
+    return count
+
+
+def raw_send(a):
+    with open("/sys/class/net/%s/address" % a.dev) as f:
+        src = bytes.fromhex(f.read().strip().replace(":", ""))
+    dst = bytes.fromhex(a.dst_mac.replace(":", ""))
+    frames = [raw_frame(src, dst, f) for f in range(a.flows)]
+    out("raw-send", sent=send_all(a.dev, frames, a.count, a.pps))
+
+
+def frames_send(a):
+    frames = [rc_frames.build(seq, rc_frames.varied(seq), 0, a.run)
+              for seq in range(a.count)]
+    out("frames-send", sent=send_all(a.dev, frames, a.count, a.pps))
 
 
 # sub-command: (function, {option: (type, default or None if required)})
@@ -185,6 +202,8 @@ COMMANDS = {
     "raw-send": (raw_send, {"dev": (str, None), "dst_mac": (str, None),
                             "count": (int, None), "pps": (float, 0.0),
                             "flows": (int, 1)}),
+    "frames-send": (frames_send, {"dev": (str, None), "count": (int, None),
+                                  "run": (int, None), "pps": (float, 0.0)}),
 }
 
 

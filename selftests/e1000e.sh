@@ -37,6 +37,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"	# now_ms, wait_for
 BIN=${RC_BIN:-$here/build/bin}
 TOOLS=${RC_TOOLS:-$here/../userland/build/bin}
 RINGCOUNT=$TOOLS/ringcount
@@ -99,18 +100,6 @@ tcase() {
 	echo "# $((SECONDS - t0)) s, $((SECONDS - t_start)) s in total"
 }
 
-now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
-# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds (by the
-# clock: under emulation each try itself takes a while)
-wait_for() {
-	local end=$(($(now_ms) + $1 * 1000))
-	shift
-	while :; do
-		"$@" 2>/dev/null && return 0
-		[ "$(now_ms)" -lt "$end" ] || return 1
-		sleep 0.1
-	done
-}
 
 # in_dev DEV CMD...: run CMD in the network namespace DEV lives in
 in_dev() {

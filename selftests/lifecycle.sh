@@ -17,6 +17,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"
 BIN=${RC_BIN:-$here/build/bin}
 SIM_KO=${RC_SIM_KO:-$here/build/$(uname -r)/ringcap_sim.ko}
 PARAMS=/sys/module/ringcap/parameters
@@ -28,33 +29,6 @@ hold_pid=
 hold_fd=
 tmp=$(mktemp -d)
 
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
-# check DESC CMD...: one test line from CMD's status
-check() {
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds
-wait_for() {
-	local i limit=$(($1 * 10))
-	shift
-	for ((i = 0; i < limit; i++)); do
-		"$@" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-load_ringcap() {
-	if [ -n "${RC_RINGCAP_KO:-}" ]; then
-		insmod "$RC_RINGCAP_KO" "$@"
-	else
-		modprobe ringcap "$@"
-	fi
-}
-loaded() { [ -d "/sys/module/$1" ]; }
 unloaded() { ! loaded "$1"; }
 
 hold_stop() {

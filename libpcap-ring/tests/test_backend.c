@@ -2,11 +2,12 @@
 /*
  * test_backend: the ringcap capture source on a host without the module.
  * libpcap's objects from the patched tree and pcap-ringcap.c are linked
- * with libringcap's real reader (reader.c) over a ring in ordinary memory
- * (userland/tests/fake_ring.c); the calls that need the kernel (open,
- * options, bind, map, filter, stats) are replaced below and record what
- * the backend asked for. Run it in a private mount namespace with a fake
- * /sys/module/ringcap (make -C libpcap-ring check does). TAP output.
+ * with libringcap's real reader and error reporting (libringcap.a) over
+ * a ring in ordinary memory (userland/tests/fake_ring.c); the calls that
+ * need the kernel (open, options, bind, map, filter, stats) are replaced
+ * below and record what the backend asked for. Run it in a private mount
+ * namespace with a fake /sys/module/ringcap (make -C libpcap-ring check
+ * does). TAP output.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,30 +32,6 @@ static struct {
 
 /* ---- the kernel side of libringcap, faked ---- */
 
-int rc_fail(struct ringcap *rc, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (rc) {
-		va_start(ap, fmt);
-		vsnprintf(rc->errmsg, sizeof(rc->errmsg), fmt, ap);
-		va_end(ap);
-	}
-	errno = err;
-	return -1;
-}
-
-/* map.c's, which comes with the real ringcap_map(). */
-void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
-		    size_t map_size)
-{
-	rc->hdr = hdr;
-	rc->map_size = map_size;
-	rc->data = (uint8_t *)hdr + hdr->data_offset;
-	rc->data_size = hdr->data_size;
-	rc->cursor = hdr->consumer;
-}
-
 struct ringcap *ringcap_open(void)
 {
 	/* One ring for the whole run; each handle starts where it is. */
@@ -70,7 +47,6 @@ struct ringcap *ringcap_open(void)
 
 void ringcap_close(struct ringcap *rc) { (void)rc; }
 int ringcap_fd(const struct ringcap *rc) { return rc->fd; }
-const char *ringcap_errmsg(const struct ringcap *rc) { return rc->errmsg; }
 const struct ringcap_ring_hdr *ringcap_hdr(const struct ringcap *rc)
 {
 	return rc->hdr;

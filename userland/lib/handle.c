@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The ringcap handle: finding the live family number, creating the socket,
- * and the error reporting every other call uses.
+ * The ringcap handle: finding the live family number, creating and closing
+ * the socket.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +15,6 @@
 #include "internal.h"
 
 #define RC_FAMILY_PARAM	"/sys/module/ringcap/parameters/family"
-
-int rc_fail(struct ringcap *rc, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (rc) {
-		va_start(ap, fmt);
-		vsnprintf(rc->errmsg, sizeof(rc->errmsg), fmt, ap);
-		va_end(ap);
-	}
-	errno = err;
-	return -1;
-}
 
 int ringcap_family(void)
 {
@@ -97,11 +83,4 @@ void ringcap_close(struct ringcap *rc)
 int ringcap_fd(const struct ringcap *rc)
 {
 	return rc->fd;
-}
-
-const char *ringcap_errmsg(const struct ringcap *rc)
-{
-	if (!rc)
-		return "no ringcap handle";
-	return rc->errmsg[0] ? rc->errmsg : "no error";
 }

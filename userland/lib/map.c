@@ -46,17 +46,6 @@ int rc_check_hdr(struct ringcap *rc, const struct ringcap_ring_hdr *hdr,
 	return 0;
 }
 
-void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
-		    size_t map_size)
-{
-	rc->hdr = hdr;
-	rc->map_size = map_size;
-	rc->data = (uint8_t *)hdr + hdr->data_offset;
-	rc->data_size = hdr->data_size;
-	/* Only we write consumer, so a relaxed load sees our own value. */
-	rc->cursor = __atomic_load_n(&hdr->consumer, __ATOMIC_RELAXED);
-}
-
 int ringcap_map(struct ringcap *rc)
 {
 	struct ringcap_ring_info info;

@@ -21,6 +21,17 @@
 #include <sys/socket.h>
 #include "internal.h"
 
+void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
+		    size_t map_size)
+{
+	rc->hdr = hdr;
+	rc->map_size = map_size;
+	rc->data = (uint8_t *)hdr + hdr->data_offset;
+	rc->data_size = hdr->data_size;
+	/* Only we write consumer, so a relaxed load sees our own value. */
+	rc->cursor = __atomic_load_n(&hdr->consumer, __ATOMIC_RELAXED);
+}
+
 /*
  * Check one record at offset off with avail bytes published after it.
  * Everything is checked before a pointer is handed out, so a corrupt ring

@@ -15,10 +15,16 @@
 #   RINGCAP_CHECK_TIMEOUT  seconds per guest, boot included (default 900;
 #                          the debug kernel gets three times that)
 #
-# The debug tier (last) builds scripts/debug-kernel.sh's KASAN/lockdep/
-# kmemleak/UBSAN kernel, or reuses its cache (about 20 minutes the first
-# time on 2 cores), builds ringcap.ko and the sim against it and runs the
-# same selftests; the runner fails the guest on any kernel report.
+# The debug tier builds scripts/debug-kernel.sh's KASAN/lockdep/kmemleak/
+# UBSAN kernel, or reuses its cache (about 15 minutes the first time on 2
+# cores), builds ringcap.ko and the sim against it and runs the same
+# selftests; the runner fails the guest on any kernel report. It is the
+# longest part, so it runs beside the rest: its kernel builds at low
+# priority from the start, and its guest boots as soon as that kernel and
+# the common build are ready, while the distro guests run one after the
+# other. A TCG guest keeps one host CPU busy, so on two CPUs the two lanes
+# hardly slow each other. Its output is shown once it is done
+# (build/check/debug-lane.log).
 #
 # Build steps that fail count as one failed test each and the run goes on,
 # so one report shows everything. A guest that times out, panics or logs a
@@ -70,26 +76,8 @@ step() { # step NAME CMD...
 	fi
 }
 
-t_all=$(now)
-if [ "$deps" = 1 ]; then
-	begin deps
-	scripts/deps.sh
-	end deps
-fi
+# ---- results: TAP streams, guests ------------------------------------
 
-if [ $# -gt 0 ]; then
-	kvers=("$@")
-else
-	read -r -a kvers <<<"$(scripts/kernels.sh)"
-fi
-echo "==== check: kernels ${kvers[*]}"
-
-step userland make -C userland
-# The drop-in libpcap and its test program, which the guests run.
-step libpcap-ring make -C libpcap-ring all tests
-
-# Host-side tests of libringcap's reader, the tools and the libpcap backend
-# (no module needed).
 tap_count() { # tap_count NAME FILE: add a TAP stream's results to the totals
 	local p s f line
 	knames+=("$1")
@@ -122,37 +110,34 @@ host_tests() {
 		problems+=("host: $name: no test results (see $tap)")
 	fi
 }
-if [ "$distro" = 1 ]; then
-	host_tests userland userland test
-	host_tests libpcap-ring libpcap-ring check
-fi
-step "module W=1" scripts/build-module.sh --strict "${kvers[@]}"
-[ ! -f selftests/Makefile ] || step selftests make -C selftests all KVERS="${kvers[*]}"
-step dkms scripts/dkms-install.sh "${kvers[@]}"
-
-# One guest per kernel, one after the other: each takes both host CPUs,
-# and the timing-sensitive tests (wake-up timers) want them undisturbed.
 # Every guest gets the NICs selftests/e1000e.sh expects: nic0 and nic1
 # cabled to each other, nic2 fed by the host generator (free UDP ports).
 guest_nics=(--nic e1000e-pair --nic e1000e-dgram)
-guest() { # guest NAME TIMEOUT RUNNER-ARGS...
-	local k=$1 gtimeout=$2 dir vrc tap f verdict cause note boot
+# guest_run NAME TIMEOUT RUNNER-ARGS...: boot a guest for kernel NAME and
+# run the selftests in it; everything it leaves is in build/check/NAME/.
+guest_run() {
+	local k=$1 gtimeout=$2 dir
 	shift 2
-	begin "guest $k"
 	dir=$top/build/check/$k
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	if [ "$guest_cmd" = selftests/run_guest.sh ] && [ ! -x selftests/run_guest.sh ]; then
-		echo "check: selftests/run_guest.sh missing" >&2
+		echo "check: selftests/run_guest.sh missing" >"$dir/missing"
+		return 0
+	fi
+	scripts/vm/run "$@" --timeout "$gtimeout" --run-dir "$dir" -- "$guest_cmd" ||
+		echo "$?" >"$dir/exit"
+}
+# guest_account NAME: add what the guest for NAME left to the totals.
+guest_account() {
+	local k=$1 dir=$top/build/check/$1 vrc tap f verdict cause note boot
+	if [ -f "$dir/missing" ]; then
 		failed=$((failed + 1))
-		problems+=("$k: selftests/run_guest.sh missing")
-		end "guest $k"
+		problems+=("$k: $(cat "$dir/missing")")
+		knames+=("$k")
 		return
 	fi
-	vrc=0
-	scripts/vm/run "$@" --timeout "$gtimeout" --run-dir "$dir" -- "$guest_cmd" || vrc=$?
-	end "guest $k"
-
+	vrc=$(cat "$dir/exit" 2>/dev/null || echo 0)
 	tap=$dir/share/stdout
 	tap_count "$k" "$tap"
 	f=$(grep -cE '^not ok [0-9]+' "$tap" 2>/dev/null || true)
@@ -174,30 +159,100 @@ guest() { # guest NAME TIMEOUT RUNNER-ARGS...
 	kresult[$k]="${kresult[$k]:-no results} (boot ${boot:--}s)$note"
 }
 
+# The debug lane, in the background: kernel (cached or built at low
+# priority), its modules once the common build is done, then its guest.
+# It reports through files: status (what failed), timings, its output.
+debug_lane() {
+	local dk krel t0 t1
+	t0=$(now)
+	if ! dk=$(nice -n 19 env JOBS=2 scripts/debug-kernel.sh build); then
+		echo "debug kernel build failed (see scripts/debug-kernel.sh)" >>"$lane/failed"
+		return
+	fi
+	t1=$(now)
+	printf '%-30s %5ds\n' "debug kernel" $((t1 - t0)) >>"$lane/timings"
+	krel=$(cat "$dk/kernelrelease")
+	echo "$krel" >"$lane/krel"
+	# Until the main lane has built the common parts (or has died).
+	until [ -e "$lane/common-done" ]; do
+		kill -0 $$ 2>/dev/null || return
+		sleep 2
+	done
+	t0=$(now)
+	if ! make -C selftests modules KVERS="$krel" KDIR="$dk/build"; then
+		echo "selftests $krel failed" >>"$lane/failed"
+	fi
+	t1=$(now)
+	printf '%-30s %5ds\n' "selftests $krel" $((t1 - t0)) >>"$lane/timings"
+	guest_run "$krel" $((timeout * 3)) --kernel-image "$dk/bzImage" "${guest_nics[@]}" \
+		-e "RC_RINGCAP_KO=$top/selftests/build/$krel/ringcap.ko" \
+		-e "RC_E1000E_KO=$top/selftests/build/$krel/ringcap_e1000e.ko" \
+		-e RC_E1000E_FRAMES=20000 -e RC_E1000E_TCP_MB=2 -e RC_TEST_TIMEOUT=2400
+	printf '%-30s %5ds\n' "guest $krel" $(($(now) - t1)) >>"$lane/timings"
+}
+
+# ---- the run ---------------------------------------------------------
+
+t_all=$(now)
+if [ "$deps" = 1 ]; then
+	begin deps
+	scripts/deps.sh
+	end deps
+fi
+
+if [ $# -gt 0 ]; then
+	kvers=("$@")
+else
+	read -r -a kvers <<<"$(scripts/kernels.sh)"
+fi
+echo "==== check: kernels ${kvers[*]}"
+lane=$top/build/check/debug-lane
+rm -rf "$lane" "$lane.log"
+mkdir -p "$lane"
+lane_pid=
+if [ "$debug" = 1 ]; then
+	echo "==== check: debug lane started (build/check/debug-lane.log)"
+	debug_lane >"$lane.log" 2>&1 </dev/null &
+	lane_pid=$!
+fi
+
+step userland make -C userland
+# The drop-in libpcap and its test program, which the guests run.
+step libpcap-ring make -C libpcap-ring all tests
+# Host-side tests of libringcap's reader, the tools and the libpcap backend
+# (no module needed).
+if [ "$distro" = 1 ]; then
+	host_tests userland userland test
+	host_tests libpcap-ring libpcap-ring check
+fi
+step "module W=1" scripts/build-module.sh --strict "${kvers[@]}"
+step selftests make -C selftests all KVERS="${kvers[*]}"
+step dkms scripts/dkms-install.sh "${kvers[@]}"
+touch "$lane/common-done"
+
 if [ "$distro" = 1 ]; then
 	for k in "${kvers[@]}"; do
-		guest "$k" "$timeout" -k "$k" "${guest_nics[@]}"
+		begin "guest $k"
+		guest_run "$k" "$timeout" -k "$k" "${guest_nics[@]}"
+		end "guest $k"
+		guest_account "$k"
 	done
 fi
 
-# The debug tier: same tests, a kernel that reports what the distro
-# kernels let pass. Its modules are insmod'ed from the selftests build.
-if [ "$debug" = 1 ]; then
-	dk=
-	begin "debug kernel"
-	if dk=$(scripts/debug-kernel.sh build); then
-		end "debug kernel"
-		krel=$(cat "$dk/kernelrelease")
-		step "selftests $krel" make -C selftests all KVERS="$krel" KDIR="$dk/build"
-		guest "$krel" $((timeout * 3)) --kernel-image "$dk/bzImage" "${guest_nics[@]}" \
-			-e "RC_RINGCAP_KO=$top/selftests/build/$krel/ringcap.ko" \
-			-e "RC_E1000E_KO=$top/selftests/build/$krel/ringcap_e1000e.ko" \
-			-e RC_E1000E_FRAMES=20000 -e RC_E1000E_TCP_MB=2 -e RC_TEST_TIMEOUT=2400
-	else
-		end "debug kernel"
-		failed=$((failed + 1))
-		problems+=("debug kernel build failed (see scripts/debug-kernel.sh)")
+if [ -n "$lane_pid" ]; then
+	begin "debug lane (waiting)"
+	wait "$lane_pid" || true
+	end "debug lane (waiting)"
+	echo "==== check: the debug lane's output (build/check/debug-lane.log)"
+	cat "$lane.log"
+	[ ! -f "$lane/timings" ] || mapfile -t -O "${#timings[@]}" timings < <(sed 's/^/(debug lane) /' "$lane/timings")
+	if [ -f "$lane/failed" ]; then
+		while IFS= read -r line; do
+			failed=$((failed + 1))
+			problems+=("$line")
+		done <"$lane/failed"
 	fi
+	[ ! -f "$lane/krel" ] || guest_account "$(cat "$lane/krel")"
 fi
 
 echo

@@ -15,8 +15,11 @@
 #   make check        everything above + selftests in a guest per kernel,
 #                     then on the debug kernel
 #   make check-debug  only the debug-kernel tier (KASAN, lockdep, ...)
-#   make demo         the 82574L on ringcap_e1000e in a guest, host traffic,
-#                     captured per RX queue (scripts/demo.sh)
+#   make demo         the 82574L on ringcap_e1000e in a guest, host traffic
+#                     captured by tcpdump through ringcap (scripts/demo.sh)
+#   make bench        ringcap against AF_PACKET, side by side, the full
+#                     matrix (about an hour; docs/BENCHMARKS.md)
+#   make bench-quick  a reduced matrix, under 10 minutes
 #   make clean
 #
 # KVERS="..." picks the kernels (default: scripts/kernels.sh).
@@ -25,7 +28,7 @@ KVERS ?= $(shell scripts/kernels.sh)
 export RINGCAP_KERNELS := $(KVERS)
 
 .PHONY: all userland libpcap-ring module module-w1 selftests dkms-install check \
-	check-debug demo clean help
+	check-debug demo bench bench-quick clean help
 
 all: userland libpcap-ring module
 
@@ -58,6 +61,12 @@ check-debug:
 
 demo:
 	scripts/demo.sh
+
+bench:
+	scripts/bench.sh full
+
+bench-quick:
+	scripts/bench.sh quick
 
 clean:
 	rm -rf build

@@ -25,13 +25,10 @@ frames=${1:-200000}
 mode=${RINGCAP_DEMO_MODE:-2}
 rate=${RINGCAP_DEMO_RATE:-0}
 size=${RINGCAP_DEMO_SIZE:-64}
-mac=52:54:00:12:34:10
 ringcount=$top/userland/build/bin/ringcount
 ringcap_run=$top/libpcap-ring/ringcap-run
-rc_host=$top/selftests/rc_host
 ring=4M				# per queue; tcpdump gets the same in total
 out=$(mktemp -d)
-dev= pci=
 pids=()
 
 [ -x "$ringcount" ] || { echo "demo: $ringcount missing (make -C userland)" >&2; exit 1; }
@@ -45,66 +42,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
-wait_for() { # SECONDS CMD...
-	local end=$(($(now_ms) + $1 * 1000))
-	shift
-	until "$@" 2>/dev/null; do
-		[ "$(now_ms)" -lt "$end" ] || return 1
-		sleep 0.1
-	done
-}
-kv() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
-stat() { ethtool -S "$dev" | awk -v k="$1:" '$1 == k {print $2}'; }
-rxq() { echo $(($(stat rx0_packets) + $(stat rx1_packets))); }
-wiredrops() { "$rc_host" wiredrops nic0 | sed -n 's/^drops=\([0-9]*\)$/\1/p' | grep .; }
+. "$top/scripts/guest-nic.sh"
 pct() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.1f%%", b ? 100 * a / b : 0}'; }
-
-# The NIC's counters stop moving: the host is done and the rings drained.
-settle() {
-	local a b i
-	a=$("$@")
-	for ((i = 0; i < 60; i++)); do
-		sleep 0.5
-		b=$("$@")
-		[ "$a" = "$b" ] && return 0
-		a=$b
-	done
-}
-
-netdev_of() { ls "/sys/bus/pci/devices/$pci/net" 2>/dev/null | head -n 1; }
-# bind DRIVER: give the 82574L to DRIVER, bring it up, wait for the link.
-bind() {
-	local cur= d=/sys/bus/pci/devices/$pci/driver
-	[ ! -e "$d" ] || cur=$(basename "$(readlink -f "$d")")
-	if [ "$cur" != "$1" ]; then
-		[ -z "$cur" ] || echo "$pci" >"$d/unbind"
-		echo "$1" >"/sys/bus/pci/devices/$pci/driver_override"
-		modprobe "$1"
-		echo "$pci" >/sys/bus/pci/drivers_probe 2>/dev/null || true
-	fi
-	wait_for 20 netdev_of >/dev/null || { echo "demo: $pci has no interface under $1" >&2; exit 1; }
-	dev=$(netdev_of)
-	ip link set "$dev" up
-	wait_for 20 grep -qx 1 "/sys/class/net/$dev/carrier" ||
-		{ echo "demo: $dev: no link" >&2; exit 1; }
-}
-
-# offer: FRAMES from the host; sets OFFERED, WIRE, NIC_RX, MISSED.
-offer() {
-	local g w0 m0 n0
-	w0=$(wiredrops)
-	m0=$(cat "/sys/class/net/$dev/statistics/rx_missed_errors")
-	n0=$(cat "/sys/class/net/$dev/statistics/rx_packets")
-	g=$("$rc_host" gen nic0 --dst-mac "$mac" --flows 64 --size "$size" \
-		--rate "$rate" --count "$frames")
-	settle cat "/sys/class/net/$dev/statistics/rx_packets"
-	OFFERED=$(kv sent "$g")
-	OFFER_PPS=$(kv rate_pps "$g")
-	WIRE=$(($(wiredrops) - w0))
-	MISSED=$(($(cat "/sys/class/net/$dev/statistics/rx_missed_errors") - m0))
-	NIC_RX=$(($(cat "/sys/class/net/$dev/statistics/rx_packets") - n0))
-}
+offer() { nic_offer "$frames" "$size" "$rate" 64; }
 
 # ringcount on each RX queue around one offer; sets CAPTURED, RINGFULL.
 ringcount_run() {
@@ -153,28 +93,23 @@ tcpdump_run() {
 	RINGFULL=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by kernel.*/\1/p' "$out/td")
 }
 
-pci=$(for f in /sys/class/net/*/address; do
-	[ "$(cat "$f")" = "$mac" ] || continue
-	basename "$(readlink -f "$(dirname "$f")/device")"
-done)
-[ -n "$pci" ] || pci=$(grep -l 0x10d3 /sys/bus/pci/devices/*/device | head -n 1 | xargs -r dirname | xargs -r basename)
-[ -n "$pci" ] || { echo "demo: no 82574L in this guest" >&2; exit 1; }
+nic_find || exit 1
 
 modprobe ringcap transparent_mode="$mode"
-bind ringcap_e1000e
+nic_bind ringcap_e1000e || exit 1
 echo "demo: $(uname -r), ringcap $(cat /sys/module/ringcap/version), $dev ($pci) on ringcap_e1000e," \
 	"transparent_mode $mode, $(nproc) CPUs"
 echo "demo: RX threads: $(ps -eo comm,psr | awk -v d="$dev" '$1 ~ "^" d "-rx" {printf "%s on CPU %s  ", $1, $2}')"
 echo "demo: the host offers $frames frames of $size bytes in 64 flows at" \
 	"$([ "$rate" = 0 ] && echo "full speed" || echo "$rate/s")"
 
-q0=$(stat rx0_packets) q1=$(stat rx1_packets)
-s0=$(stat rx0_to_stack) s1=$(stat rx1_to_stack)
+q0=$(nic_stat rx0_packets) q1=$(nic_stat rx1_packets)
+s0=$(nic_stat rx0_to_stack) s1=$(nic_stat rx1_to_stack)
 echo "demo: ringcap-run tcpdump -i $dev -w $out/td.pcap  (Debian's /usr/bin/tcpdump, unchanged)"
 tcpdump_run ringcap-run
 [ -n "$SOCK" ] || { echo "demo: tcpdump did not capture through ringcap" >&2; cat "$out/td" >&2; exit 1; }
-q0=$(($(stat rx0_packets) - q0)) q1=$(($(stat rx1_packets) - q1))
-stack=$(($(stat rx0_to_stack) + $(stat rx1_to_stack) - s0 - s1))
+q0=$(($(nic_stat rx0_packets) - q0)) q1=$(($(nic_stat rx1_packets) - q1))
+stack=$(($(nic_stat rx0_to_stack) + $(nic_stat rx1_to_stack) - s0 - s1))
 infile=$(tcpdump -r "$out/td.pcap" -n -q 2>/dev/null | wc -l)
 sed 's/^/demo: tcpdump: /' "$out/td" | grep -E 'captured|received|dropped'
 
@@ -215,7 +150,7 @@ done
 echo 0 >/sys/module/ringcap/parameters/transparent_mode
 tcpdump_run ringcap-run RINGCAP_DISABLE=1
 row "ringcap_e1000e mode 0, tcpdump via AF_PACKET"
-bind e1000e
+nic_bind e1000e || exit 1
 tcpdump_run
 row "e1000e, tcpdump via AF_PACKET"
 echo

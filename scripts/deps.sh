@@ -23,6 +23,9 @@ PKGS="build-essential dkms kmod cpio gzip busybox-static qemu-system-x86
       flex bison bc libelf-dev libssl-dev xz-utils
       dpkg-dev pkgconf libdbus-1-dev libbluetooth-dev tshark zlib1g-dev"
 
+# `deps.sh --bench`: also what `make bench` needs for its plots.
+[ "${1:-}" != --bench ] || PKGS+=" python3-matplotlib"
+
 missing() {
 	local p
 	for p in "$@"; do

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make bench` / `make bench-quick`: build, install the modules with DKMS
+# and, in a 2-vCPU guest on the 6.1 kernel whose emulated 82574L is fed by
+# the host generator, measure every set-up of the matrix side by side
+# (scripts/bench-guest.sh); then summarise (scripts/bench-report.py).
+#
+#   scripts/bench.sh [full|quick]       default full
+#   RINGCAP_BENCH_KERNEL=KVER           another kernel than the 6.1 one
+#   RINGCAP_BENCH_FRAMES, _REPS         override the matrix's
+#
+# Results: bench/results/<date>-<matrix>/ (results.csv, sim.csv,
+# summary.md, fig-*.png, bench.log); a full run also rewrites the results
+# section of docs/BENCHMARKS.md. Not part of `make check`: nothing here is
+# a pass/fail test, these are measurements.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+matrix=${1:-full}
+case $matrix in full|quick) ;; *) echo "bench: full or quick, not '$matrix'" >&2; exit 2 ;; esac
+
+scripts/deps.sh --bench
+k=${RINGCAP_BENCH_KERNEL:-$(scripts/kernels.sh | tr ' ' '\n' | grep '^6\.1\.' | head -n 1)}
+[ -n "$k" ] || { echo "bench: no 6.1 kernel (scripts/deps.sh)" >&2; exit 1; }
+
+make -s -C userland
+make -s -C libpcap-ring
+make -s -C selftests all KVERS="$k"
+scripts/dkms-install.sh "$k"
+
+rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -z "$(git status --porcelain 2>/dev/null)" ] || rev+=-dirty
+res=$top/bench/results/$(date -u +%Y%m%d-%H%M%S)-$matrix
+vmdir=$top/build/bench/vm
+mkdir -p "$res"
+env=(-e "RINGCAP_BENCH_REV=$rev")
+for v in FRAMES REPS; do
+	eval "val=\${RINGCAP_BENCH_$v:-}"
+	[ -z "$val" ] || env+=(-e "RINGCAP_BENCH_$v=$val")
+done
+timeout=$([ "$matrix" = quick ] && echo 900 || echo 10800)
+echo "bench: $matrix matrix on $k, results in ${res#$top/}"
+rc=0
+scripts/vm/run -k "$k" --cpus 2 --timeout "$timeout" --nic e1000e-dgram \
+	--run-dir "$vmdir" "${env[@]}" -- \
+	scripts/bench-guest.sh "$matrix" /run/ringcap-vm/share/artifacts/results.csv 2>&1 |
+	tee "$res/bench.log" || rc=$?
+cp "$vmdir/share/artifacts/results.csv" "$vmdir/share/artifacts/results-sim.csv" "$res/" 2>/dev/null || true
+[ ! -f "$res/results-sim.csv" ] || mv "$res/results-sim.csv" "$res/sim.csv"
+[ "$rc" = 0 ] || { echo "bench: the guest failed (exit $rc), partial results in ${res#$top/}" >&2; exit "$rc"; }
+
+docs=()
+[ "$matrix" = quick ] || docs=(--docs docs/BENCHMARKS.md)
+scripts/bench-report.py "$res" "${docs[@]+"${docs[@]}"}"
+ln -sfn "$(basename "$res")" "$top/bench/results/latest-$matrix"
+echo "bench: ${res#$top/}/summary.md"

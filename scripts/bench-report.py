@@ -161,7 +161,9 @@ def report(d):
                     by(groups(rows, "size"), s, size=64))
                 if not src:
                     continue
+                # AF_PACKET has no wake-up counter: its poll calls say it.
                 t.append([SETUP_NAMES[s], label, cell(src),
+                          "-" if s.startswith("af_") else
                           cell(src, "wakeups_per_1k", False),
                           cell(src, "polls_per_1k", False)])
                 series.setdefault(s, {})[label] = (

@@ -31,7 +31,8 @@ make -s -C selftests all KVERS="$k"
 scripts/dkms-install.sh "$k"
 
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-[ -z "$(git status --porcelain 2>/dev/null)" ] || rev+=-dirty
+# Tracked files only: earlier results under bench/results do not count.
+git diff --quiet HEAD 2>/dev/null || rev+=-dirty
 res=$top/bench/results/$(date -u +%Y%m%d-%H%M%S)-$matrix
 vmdir=$top/build/bench/vm
 mkdir -p "$res"

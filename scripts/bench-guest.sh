@@ -291,13 +291,27 @@ SIM_CSV=${csv%.csv}-sim.csv
 echo "$HEADER" >"$csv"
 echo "kernel,git_rev,date,setup,injected,captured,kernel_ticks,kernel_ns_per_frame,rep" >"$SIM_CSV"
 
+# The rows the matrix below writes, to check the CSV against at the end.
+wc_w() { echo $#; }
+planned=0
+for setup in $SETUPS; do
+	case $setup in
+	ringcount) planned=$((planned + $(wc_w $SIZES) + $(wc_w $PROCS) + 1)) ;;
+	rc_m2|af_stock) planned=$((planned + $(wc_w $SIZES) + $(wc_w $LEVELS) +
+		$(wc_w $PROC_LEVELS) * $(wc_w $PROCS) + 1)) ;;
+	*) planned=$((planned + $(wc_w $SIZES) + $(wc_w $LEVELS) +
+		$(wc_w $PROC_LEVELS) * $(wc_w $PROCS))) ;;
+	esac
+done
+planned=$(((planned + 2) * REPS))
+
 nic_find
 # Nothing but the generator's frames on the wire: no IPv6 chatter.
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 modprobe ringcap
 modprobe ringcap_e1000e
 polls_start
-echo "bench: $(uname -r), $(nproc) CPUs, $FRAMES frames per run, $REPS repetitions, matrix $matrix"
+echo "bench: $(uname -r), $(nproc) CPUs, $FRAMES frames per run, $REPS repetitions, matrix $matrix, $planned runs"
 
 for ((rep = 1; rep <= REPS; rep++)); do
 	for setup in $SETUPS; do
@@ -329,4 +343,6 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	modprobe ringcap_e1000e
 done
 sim_bench
-echo "bench: done, $(($(wc -l <"$csv") - 1)) rows in $csv"
+rows=$(($(wc -l <"$csv") - 1))
+echo "bench: done, $rows rows of $planned planned in $csv"
+[ "$rows" = "$planned" ] || { echo "bench: $((planned - rows)) runs are missing" >&2; exit 1; }

@@ -7,6 +7,7 @@
 #include <linux/etherdevice.h>
 #include <linux/iopoll.h>
 #include "rce.h"
+#include "trace.h"
 
 /**
  * rce_hw_reset - put the NIC into its power-on state, quiet
@@ -250,10 +251,13 @@ void rce_hw_stats_update(struct rce_adapter *ad)
 {
 	struct rce_hw_stats *h = &ad->hws;
 	unsigned long flags;
+	u32 mpc, rnbc;
 
 	spin_lock_irqsave(&ad->stats_lock, flags);
-	h->mpc += rce_rd(ad, RCE_MPC);
-	h->rnbc += rce_rd(ad, RCE_RNBC);
+	mpc = rce_rd(ad, RCE_MPC);
+	rnbc = rce_rd(ad, RCE_RNBC);
+	h->mpc += mpc;
+	h->rnbc += rnbc;
 	h->crcerrs += rce_rd(ad, RCE_CRCERRS);
 	h->rxerrc += rce_rd(ad, RCE_RXERRC);
 	h->ruc += rce_rd(ad, RCE_RUC);
@@ -263,6 +267,8 @@ void rce_hw_stats_update(struct rce_adapter *ad)
 	h->gptc += rce_rd(ad, RCE_GPTC);
 	h->mprc += rce_rd(ad, RCE_MPRC);
 	spin_unlock_irqrestore(&ad->stats_lock, flags);
+	if (mpc || rnbc)
+		trace_rce_hw_drops(ad, mpc, rnbc);
 }
 
 /*

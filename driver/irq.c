@@ -17,6 +17,7 @@
 #include <linux/sched.h>
 #include "compat.h"
 #include "rce.h"
+#include "trace.h"
 
 #define RCE_IRQ_HELD	0
 
@@ -101,12 +102,15 @@ void rce_irq_free_vectors(struct rce_adapter *ad)
 static void rce_rx_irq_hold(struct rce_rx_ring *rx)
 {
 	struct task_struct *t = READ_ONCE(rx->thread);
+	bool mask;
 
 	atomic_long_inc(&rx->irqs);
-	if (!test_and_set_bit(RCE_IRQ_HELD, &rx->irq_held)) {
+	mask = !test_and_set_bit(RCE_IRQ_HELD, &rx->irq_held);
+	if (mask) {
 		rce_wr(rx->ad, RCE_IMC, rx->irq_bit);
 		atomic_long_inc(&rx->masks);
 	}
+	trace_rce_rx_irq(rx, mask);
 	if (t)
 		wake_up_process(t);
 }

@@ -12,6 +12,7 @@
 #include <linux/etherdevice.h>
 #include <linux/skbuff.h>
 #include "rce.h"
+#include "trace.h"
 
 static void rce_rx_desc_arm(struct rce_rx_ring *rx, unsigned int i)
 {
@@ -268,5 +269,7 @@ unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget)
 	u64_stats_add(&rx->stats.dropped, t.dropped);
 	u64_stats_inc(&rx->stats.batches);
 	u64_stats_update_end(&rx->stats.syncp);
+	trace_rce_rx_batch(rx, done, t.packets, t.to_ring, t.to_stack,
+			   t.dropped, budget);
 	return done;
 }

@@ -12,6 +12,7 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include "rce.h"
+#include "trace.h"
 
 static int rce_rx_thread(void *data)
 {
@@ -33,6 +34,7 @@ static int rce_rx_thread(void *data)
 			__set_current_state(TASK_RUNNING);
 			continue;
 		}
+		trace_rce_rx_idle(rx);
 		schedule();
 		u64_stats_update_begin(&rx->stats.syncp);
 		u64_stats_inc(&rx->stats.wakeups);

@@ -16,8 +16,9 @@
 #   RC_TEST_TIMEOUT seconds per program (default 1200)
 #
 # It loads ringcap (from DKMS) and ringcap_sim, runs the C tests, then
-# lifecycle.sh and libpcap.sh (which unload and reload the modules), then
-# e1000e.sh (the emulated 82574L on ringcap_e1000e), then checks the
+# lifecycle.sh and libpcap.sh (which unload and reload the modules),
+# bpftrace.sh (the diagnostics against known workloads), then e1000e.sh
+# (the emulated 82574L on ringcap_e1000e), then checks the
 # kernel log for oopses and warnings. A module that fails to load shows as
 # failed setup lines and failed tests, never as a crash of this script.
 # Exit status: 0 if nothing failed, 1 otherwise.
@@ -29,7 +30,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KB=${1:-$here/build/$(uname -r)}
 BIN=${RC_BIN:-$here/build/bin}
-TESTS=${RC_TESTS:-socket_api receive ring wakeup modes lifecycle lifecycle.sh libpcap.sh e1000e.sh}
+TESTS=${RC_TESTS:-socket_api receive ring wakeup modes lifecycle lifecycle.sh libpcap.sh bpftrace.sh e1000e.sh}
 TIMEOUT=${RC_TEST_TIMEOUT:-1200}
 
 n=0

@@ -14,50 +14,9 @@ BIN=${BIN:-$(dirname "$0")/../build/bin}
 PZ="$BIN/packzip"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-n=0
-failed=0
+. "$(dirname "$0")/tap.sh"
 FRAMES=200		# frames in the test file
 UDP9=180		# of which UDP to port 9 (the rest: port 7 and ARP)
-
-ok() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-not_ok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	failed=$((failed + 1))
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n - # SKIP $1"
-}
-
-# check NAME EXPECTED_STATUS CMD...: run CMD, compare its exit status
-check() {
-	name=$1 want=$2
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" = "$want" ]; then
-		ok "$name"
-	else
-		not_ok "$name (exit $got, want $want)"
-		sed 's/^/#   /' "$TMP/err"
-	fi
-}
-
-# grep_check NAME FILE PATTERN: the last command's FILE matches PATTERN
-grep_check() {
-	if grep -Eq -- "$3" "$TMP/$2"; then
-		ok "$1"
-	else
-		not_ok "$1 (no /$3/ in $2)"
-		sed 's/^/#   /' "$TMP/$2"
-	fi
-}
 
 # is NAME GOT WANT: two strings are equal
 is() {
@@ -75,13 +34,22 @@ key() {
 }
 
 # An exit status of 2 or 1 alone proves little: the message must be
-# packzip's, on one line of stderr, with nothing on stdout.
+# packzip's, one line on stderr (and for bad usage a second pointing to
+# --help), with nothing on stdout.
 one_line_error() {
-	if [ "$(wc -l <"$TMP/err")" = 1 ] && grep -q '^packzip: ' "$TMP/err" &&
+	err_lines 1 "one 'packzip:' line on stderr, nothing on stdout"
+}
+usage_error() {
+	err_lines 2 "one 'packzip:' line and \"Try 'packzip --help'.\" on stderr, nothing on stdout"
+}
+err_lines() {
+	if [ "$(wc -l <"$TMP/err")" = "$1" ] &&
+	   head -n 1 "$TMP/err" | grep -q '^packzip: ' &&
+	   { [ "$1" = 1 ] || [ "$(sed -n 2p "$TMP/err")" = "Try 'packzip --help'." ]; } &&
 	   [ ! -s "$TMP/out" ]; then
-		ok "... one 'packzip:' line on stderr, nothing on stdout"
+		ok "... $2"
 	else
-		not_ok "... one 'packzip:' line on stderr, nothing on stdout"
+		not_ok "... $2"
 		sed 's/^/#   err: /' "$TMP/err"
 		sed 's/^/#   out: /' "$TMP/out"
 	fi
@@ -176,7 +144,7 @@ for args in "" "-i" "-z 6" "-i lo -r $IN" "-r $IN -z 10" "-r $IN -z -1" \
 	    "-r $IN udp port" "-r $IN no such filter"; do
 	# shellcheck disable=SC2086 # word splitting wanted
 	check "packzip ${args:-(no arguments)}: exit 2" 2 "$PZ" $args
-	one_line_error
+	usage_error
 done
 
 # --- runtime errors --------------------------------------------------------
@@ -350,5 +318,4 @@ socket.SOCK_DGRAM).sendto(b"packzip" * 20, ("127.0.0.1", 45678))'
 	fi
 fi
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

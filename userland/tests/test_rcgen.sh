@@ -30,48 +30,7 @@ reap() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-n=0
-failed=0
-
-pass() {
-	n=$((n + 1))
-	echo "ok $n - $1"
-}
-
-# fail NAME [FILE]: a failed check, FILE shown as its diagnostic
-fail() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	[ -z "${2:-}" ] || sed 's/^/#   /' "$2"
-	failed=$((failed + 1))
-}
-
-skip() {
-	n=$((n + 1))
-	echo "ok $n - # SKIP $1"
-}
-
-# check NAME EXPECTED_STATUS CMD...: run CMD, compare its exit status
-check() {
-	name=$1 want=$2
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" = "$want" ]; then
-		pass "$name"
-	else
-		fail "$name (exit $got, want $want)" "$TMP/err"
-	fi
-}
-
-# grep_check NAME FILE PATTERN: FILE (under $TMP) matches PATTERN
-grep_check() {
-	if grep -Eq -- "$3" "$TMP/$2"; then
-		pass "$1"
-	else
-		fail "$1 (no /$3/ in $2)" "$TMP/$2"
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 # field FILE KEY: KEY's value in FILE's summary line
 field() {
@@ -152,9 +111,9 @@ check "--to with --recv: exit 2" 2 "$RG" --recv --bind 5 --to 6
 grep_check "... naming --to" err "^rcgen: --to is for sending"
 check "--write without --recv: exit 2" 2 "$RG" --to 5 --write "$TMP/x.pcap"
 if [ -e "$TMP/x.pcap" ]; then
-	fail "a usage error writes no file"
+	not_ok "a usage error writes no file"
 else
-	pass "a usage error writes no file"
+	ok "a usage error writes no file"
 fi
 
 # --- 1009 frames, 64 flows, 128 bytes, into a pcap --------------------
@@ -162,28 +121,28 @@ fi
 # whose socket buffer rmem_max may cap at ~256 such datagrams, loses
 # none however the two processes are scheduled.
 if start_recv rx --count 1009 --duration 20 --write "$TMP/rx.pcap"; then
-	pass "receiver bound to a free port ($port)"
+	ok "receiver bound to a free port ($port)"
 	check "send 1009 frames, 64 flows, 128 bytes: exit 0" 0 \
 		"$RG" --to "$port" --count 1009 --flows 64 --size 128 \
 		--rate 20000 --quiet
 	grep_check "send summary" out \
 		"^rcgen: sent=1009 bytes=129152 seconds=[0-9]+\.[0-9]{3} rate_pps=[0-9]+ flows=64 size=128 send_errors=0$"
 	if [ "$(wc -l <"$TMP/out")" = 1 ] && [ ! -s "$TMP/err" ]; then
-		pass "--quiet: the summary line only"
+		ok "--quiet: the summary line only"
 	else
-		fail "--quiet: the summary line only" "$TMP/err"
+		not_ok "--quiet: the summary line only" "$TMP/err"
 	fi
 	reap "$rpid"
 	if [ $st = 0 ]; then
-		pass "receiver stops after --count 1009"
+		ok "receiver stops after --count 1009"
 	else
-		fail "receiver stops after --count 1009 (exit $st)" \
+		not_ok "receiver stops after --count 1009 (exit $st)" \
 			"$TMP/rx.err"
 	fi
 	grep_check "receiver got all 1009 frames, 129152 bytes" rx.out \
 		"^rcgen: received=1009 bytes=129152 seconds=[0-9]+\.[0-9]{3}$"
 else
-	fail "receiver bound to a free port" "$TMP/rx.err"
+	not_ok "receiver bound to a free port" "$TMP/rx.err"
 fi
 
 checked=0
@@ -193,25 +152,25 @@ if command -v tcpdump >/dev/null 2>&1 && [ -s "$TMP/rx.pcap" ]; then
 	st=$?
 	if [ $st = 0 ] &&
 	   [ "$(grep -c ' IP (tos ' "$TMP/td")" = 1009 ]; then
-		pass "tcpdump reads 1009 IPv4 frames from the pcap"
+		ok "tcpdump reads 1009 IPv4 frames from the pcap"
 	else
-		fail "tcpdump reads 1009 IPv4 frames from the pcap (exit $st)" \
+		not_ok "tcpdump reads 1009 IPv4 frames from the pcap (exit $st)" \
 			"$TMP/td.err"
 	fi
 	if [ "$(grep -c 'length 114)' "$TMP/td")" = 1009 ] &&
 	   [ "$(grep -c 'udp sum ok' "$TMP/td")" = 1009 ] &&
 	   ! grep -q 'bad' "$TMP/td"; then
-		pass "tcpdump: IPv4 length 114, IPv4 and UDP checksums good"
+		ok "tcpdump: IPv4 length 114, IPv4 and UDP checksums good"
 	else
-		fail "tcpdump: IPv4 length 114, IPv4 and UDP checksums good"
+		not_ok "tcpdump: IPv4 length 114, IPv4 and UDP checksums good"
 		grep -m 5 -E 'bad|IP \(' "$TMP/td" | sed 's/^/#   /'
 	fi
 	srcs=$(sed -n 's/^ *\(10\.1\.[0-9]*\.[0-9]*\)\.[0-9]* > .*/\1/p' \
 	       "$TMP/td" | sort -u | wc -l)
 	if [ "$srcs" = 64 ]; then
-		pass "tcpdump: 64 distinct source addresses"
+		ok "tcpdump: 64 distinct source addresses"
 	else
-		fail "tcpdump: 64 distinct source addresses (got $srcs)"
+		not_ok "tcpdump: 64 distinct source addresses (got $srcs)"
 	fi
 fi
 if command -v python3 >/dev/null 2>&1 && [ -s "$TMP/rx.pcap" ]; then
@@ -294,13 +253,13 @@ PY
 	py_failed=$failed
 	while IFS= read -r line; do
 		case $line in
-		"ok - "*) pass "pcap: ${line#ok - }" ;;
-		"not ok - "*) fail "pcap: ${line#not ok - }" ;;
+		"ok - "*) ok "pcap: ${line#ok - }" ;;
+		"not ok - "*) not_ok "pcap: ${line#not ok - }" ;;
 		*) echo "#   $line" ;;
 		esac
 	done <"$TMP/py"
 	if [ $st != 0 ] && [ "$failed" = "$py_failed" ]; then
-		fail "pcap checker finished (python3 exit $st)"
+		not_ok "pcap checker finished (python3 exit $st)"
 	fi
 fi
 [ $checked = 1 ] || skip "neither tcpdump nor python3 to read the pcap"
@@ -318,16 +277,16 @@ if start_recv paced --count 1000 --duration 20; then
 	times >"$TMP/times1"
 	secs=$(field out seconds)
 	if in_range "$secs" 0.3 3; then
-		pass "--rate 2000 --count 1000 takes about 0.5 s ($secs s)"
+		ok "--rate 2000 --count 1000 takes about 0.5 s ($secs s)"
 	else
-		fail "--rate 2000 --count 1000 takes about 0.5 s (${secs:-?} s)" \
+		not_ok "--rate 2000 --count 1000 takes about 0.5 s (${secs:-?} s)" \
 			"$TMP/out"
 	fi
 	if [ -n "$t0" ] && [ -n "$t1" ]; then
 		if in_range $((t1 - t0)) 300 3000; then
-			pass "... by the wall clock too ($((t1 - t0)) ms)"
+			ok "... by the wall clock too ($((t1 - t0)) ms)"
 		else
-			fail "... by the wall clock too ($((t1 - t0)) ms)"
+			not_ok "... by the wall clock too ($((t1 - t0)) ms)"
 		fi
 	fi
 	cpu0=$(cpu_seconds "$TMP/times0")
@@ -336,15 +295,15 @@ if start_recv paced --count 1000 --duration 20; then
 	if [ -z "$cpu0" ] || [ -z "$cpu1" ]; then
 		skip "no CPU times from the shell's times builtin"
 	elif in_range "$cpu" 0 "$(awk -v s="${secs:-1}" 'BEGIN { print s / 2 }')"; then
-		pass "... sleeping, not spinning ($cpu s CPU)"
+		ok "... sleeping, not spinning ($cpu s CPU)"
 	else
-		fail "... sleeping, not spinning ($cpu s CPU in ${secs:-?} s)"
+		not_ok "... sleeping, not spinning ($cpu s CPU in ${secs:-?} s)"
 	fi
 	reap "$rpid"
 	grep_check "receiver got all 1000 paced frames" paced.out \
 		"^rcgen: received=1000 bytes=60000 "
 else
-	fail "receiver for the paced run bound" "$TMP/paced.err"
+	not_ok "receiver for the paced run bound" "$TMP/paced.err"
 fi
 
 # --- unpaced, then SIGINT to the receiver -----------------------------
@@ -358,35 +317,35 @@ if start_recv fast --duration 20; then
 	kill -INT "$rpid"
 	reap "$rpid"
 	if [ $st = 0 ]; then
-		pass "SIGINT stops the receiver, exit 0"
+		ok "SIGINT stops the receiver, exit 0"
 	else
-		fail "SIGINT stops the receiver, exit 0 (exit $st)" \
+		not_ok "SIGINT stops the receiver, exit 0 (exit $st)" \
 			"$TMP/fast.err"
 	fi
 	got=$(field fast.out received)
 	if in_range "$got" 1 20000; then
-		pass "... with its summary (received=$got of 20000)"
+		ok "... with its summary (received=$got of 20000)"
 	else
-		fail "... with its summary" "$TMP/fast.out"
+		not_ok "... with its summary" "$TMP/fast.out"
 	fi
 	# The port is free again now: nothing listens there.
 	check "sending to a port nobody listens on: exit 0" 0 \
 		"$RG" --to "$port" --rate 1000 --duration 0.3
 	errs=$(field out send_errors)
 	if in_range "$errs" 1 1000000; then
-		pass "... refused frames counted (send_errors=$errs)"
+		ok "... refused frames counted (send_errors=$errs)"
 	else
-		fail "... refused frames counted" "$TMP/out"
+		not_ok "... refused frames counted" "$TMP/out"
 	fi
 	grep_check "... and said once on stderr" err "Connection refused"
 	secs=$(field out seconds)
 	if in_range "$secs" 0.3 3; then
-		pass "--duration 0.3 stops it ($secs s)"
+		ok "--duration 0.3 stops it ($secs s)"
 	else
-		fail "--duration 0.3 stops it (${secs:-?} s)" "$TMP/out"
+		not_ok "--duration 0.3 stops it (${secs:-?} s)" "$TMP/out"
 	fi
 else
-	fail "receiver for the unpaced run bound" "$TMP/fast.err"
+	not_ok "receiver for the unpaced run bound" "$TMP/fast.err"
 fi
 
 # --- SIGTERM to the sender; socket and file errors ---------------------
@@ -402,9 +361,9 @@ if start_recv term --duration 20; then
 	kill -TERM "$tpid"
 	reap "$tpid"
 	if [ $st = 0 ]; then
-		pass "SIGTERM stops the sender, exit 0"
+		ok "SIGTERM stops the sender, exit 0"
 	else
-		fail "SIGTERM stops the sender, exit 0 (exit $st)" "$TMP/tx.err"
+		not_ok "SIGTERM stops the sender, exit 0 (exit $st)" "$TMP/tx.err"
 	fi
 	grep_check "... with its summary" tx.out \
 		"^rcgen: sent=[0-9]+ bytes=[0-9]+ seconds=[0-9.]+ rate_pps=[0-9]+ flows=1 size=60 send_errors=0$"
@@ -416,11 +375,10 @@ if start_recv term --duration 20; then
 	kill -TERM "$rpid"
 	reap "$rpid"
 else
-	fail "receiver for the SIGTERM run bound" "$TMP/term.err"
+	not_ok "receiver for the SIGTERM run bound" "$TMP/term.err"
 fi
 check "--write into a missing directory: exit 1" 1 \
 	"$RG" --recv --bind 0 --duration 0.1 --write "$TMP/no/such.pcap"
 grep_check "... saying so" err "^rcgen: cannot write $TMP/no/such\.pcap: "
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

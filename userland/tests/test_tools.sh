@@ -13,36 +13,7 @@ RC="$BIN/ringcount"
 RS="$BIN/ringstat"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-n=0
-failed=0
-
-# check NAME EXPECTED_STATUS CMD...: run CMD, compare its exit status
-check() {
-	name=$1 want=$2
-	shift 2
-	n=$((n + 1))
-	"$@" >"$TMP/out" 2>"$TMP/err"
-	got=$?
-	if [ "$got" = "$want" ]; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name (exit $got, want $want)"
-		sed 's/^/#   /' "$TMP/err"
-		failed=$((failed + 1))
-	fi
-}
-
-# grep_check NAME FILE PATTERN: the last command's FILE matches PATTERN
-grep_check() {
-	n=$((n + 1))
-	if grep -Eq -- "$3" "$TMP/$2"; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1 (no /$3/ in $2)"
-		sed 's/^/#   /' "$TMP/$2"
-		failed=$((failed + 1))
-	fi
-}
+. "$(dirname "$0")/tap.sh"
 
 check "ringcount --help exits 0" 0 "$RC" --help
 grep_check "ringcount --help shows usage" out "^Usage: ringcount -i DEV"
@@ -57,8 +28,7 @@ done
 grep_check "a usage error points to --help" err "Try 'ringcount --help'"
 
 if [ -e /sys/module/ringcap ]; then
-	n=$((n + 1))
-	echo "ok $n - # SKIP ringcap is loaded: cannot test its absence"
+	skip "ringcap is loaded: cannot test its absence"
 else
 	check "ringcount without the module: exit 1" 1 "$RC" -i lo -q -c 1
 	grep_check "... saying so" err \
@@ -71,8 +41,7 @@ for args in "-x" "-i" "-i 0" "-i abc" "-c 2" "-i 1 -c 0" "extra"; do
 	check "ringstat $args: exit 2" 2 "$RS" $args
 done
 if [ -e /proc/net/ringcap ]; then
-	n=$((n + 1))
-	echo "ok $n - # SKIP ringcap is loaded: cannot test its absence"
+	skip "ringcap is loaded: cannot test its absence"
 else
 	check "ringstat without the module: exit 1" 1 "$RS"
 	grep_check "... saying so" err "ringcap module not loaded"
@@ -100,5 +69,4 @@ echo "garbage" >"$TMP/bad"
 check "ringstat on a file that is not ringcap's: exit 1" 1 \
 	"$RS" -f "$TMP/bad"
 
-echo "1..$n"
-[ "$failed" = 0 ]
+tap_end

@@ -38,9 +38,9 @@
 #include <sys/time.h>
 #include <pcap/pcap.h>
 #include <zlib.h>
+#include "cli.h"
 
 #define PROG		"packzip"
-#define EXIT_USAGE	2
 #define MAX_SNAPLEN	262144		/* libpcap's own ceiling */
 #define TIMEOUT_MS	100		/* a quiet link's batch waits no longer */
 #define OUT_SIZE	(256 * 1024)	/* compressed bytes per write() */
@@ -85,20 +85,18 @@ struct zip {
 };
 
 static pcap_t *volatile cap;
-static volatile sig_atomic_t stop;
 
 /*
- * SIGINT, SIGTERM and the -t timer. pcap_breakloop() is the one libpcap
- * call meant for a signal handler: it sets a flag and, since libpcap 1.10,
- * wakes a sleeping poll() through an eventfd (libpcap-ring does the same).
- * "stop" covers a signal that arrives before the capture is open.
+ * Run by the handler of SIGINT, SIGTERM and the -t timer. pcap_breakloop()
+ * is the one libpcap call meant for a signal handler: it sets a flag and,
+ * since libpcap 1.10, wakes a sleeping poll() through an eventfd
+ * (libpcap-ring does the same). cli_stop covers a signal that arrives
+ * before the capture is open.
  */
-static void on_signal(int sig)
+static void break_capture(void)
 {
 	pcap_t *p = cap;
 
-	(void)sig;
-	stop = 1;
 	if (p)
 		pcap_breakloop(p);
 }
@@ -130,37 +128,6 @@ static void usage(FILE *out)
 		"Exit: 0 ok, 1 error, 2 bad usage.\n");
 }
 
-/* One line on stderr, then out: the caller cannot go on. */
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs(PROG ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
-
-#define bad_usage(...)	die(EXIT_USAGE, __VA_ARGS__)
-
-/* Decimal integer in [min, max], or a usage error naming the option. */
-static int parse_int(int opt, const char *s, long min, long max)
-{
-	char *end;
-	long val;
-
-	errno = 0;
-	val = strtol(s, &end, 10);
-	if (s[0] < '0' || s[0] > '9' || errno || *end || val < min ||
-	    val > max)
-		bad_usage("-%c: expected a number in %ld..%ld, got '%s'", opt,
-			  min, max, s);
-	return (int)val;
-}
-
 /* The words after the options form the filter, as with tcpdump. */
 static char *join_words(char **words, int n)
 {
@@ -168,7 +135,7 @@ static char *join_words(char **words, int n)
 	char *s;
 	int i;
 
-	if (!n)
+	if (n <= 0)
 		return NULL;
 	for (i = 0; i < n; i++)
 		len += strlen(words[i]) + 1;
@@ -187,36 +154,37 @@ static char *join_words(char **words, int n)
 static void check_args(const struct opts *o)
 {
 	if (!o->dev && !o->rfile)
-		bad_usage("-i DEV or -r FILE is required (see --help)");
+		bad_usage("-i DEV or -r FILE is required");
 	if (o->dev && o->rfile)
 		bad_usage("-i and -r exclude each other");
 	if (o->rfile && (o->snaplen || o->buffer_kib || o->immediate))
 		bad_usage("-s, -B and --immediate apply to -i only");
 }
 
+const char cli_prog[] = PROG;
+const struct option cli_longopts[] = {
+	{ "interface", required_argument, NULL, 'i' },
+	{ "read", required_argument, NULL, 'r' },
+	{ "level", required_argument, NULL, 'z' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "time", required_argument, NULL, 't' },
+	{ "snaplen", required_argument, NULL, 's' },
+	{ "buffer", required_argument, NULL, 'B' },
+	{ "write", required_argument, NULL, 'w' },
+	{ "immediate", no_argument, NULL, OPT_IMMEDIATE },
+	{ "nano", no_argument, NULL, OPT_NANO },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "interface", required_argument, NULL, 'i' },
-		{ "read", required_argument, NULL, 'r' },
-		{ "level", required_argument, NULL, 'z' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "time", required_argument, NULL, 't' },
-		{ "snaplen", required_argument, NULL, 's' },
-		{ "buffer", required_argument, NULL, 'B' },
-		{ "write", required_argument, NULL, 'w' },
-		{ "immediate", no_argument, NULL, OPT_IMMEDIATE },
-		{ "nano", no_argument, NULL, OPT_NANO },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->level = 6;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:r:z:c:t:s:B:w:h", longopts,
+	while ((c = getopt_long(argc, argv, ":i:r:z:c:t:s:B:w:h", cli_longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -226,24 +194,19 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->rfile = optarg;
 			break;
 		case 'z':
-			o->level = parse_int(c, optarg, 0, 9);
+			o->level = (int)cli_num(c, optarg, 0, 9, 0);
 			break;
 		case 'c':
-			o->count = parse_int(c, optarg, 1, INT_MAX);
+			o->count = (int)cli_num(c, optarg, 1, INT_MAX, 0);
 			break;
 		case 't':
-			errno = 0;
-			o->seconds = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o->seconds >= 0.001 && o->seconds <= 1e7))
-				bad_usage("-t: expected seconds in 0.001..1e7, got '%s'",
-					  optarg);
+			o->seconds = cli_seconds(c, optarg, 1e7);
 			break;
 		case 's':
-			o->snaplen = parse_int(c, optarg, 1, MAX_SNAPLEN);
+			o->snaplen = (int)cli_num(c, optarg, 1, MAX_SNAPLEN, 0);
 			break;
 		case 'B':
-			o->buffer_kib = parse_int(c, optarg, 1, INT_MAX / 1024);
+			o->buffer_kib = (int)cli_num(c, optarg, 1, INT_MAX / 1024, 0);
 			break;
 		case 'w':
 			o->wfile = optarg;
@@ -257,18 +220,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			if (optopt)
-				bad_usage("option -%c needs an argument (see --help)",
-					  optopt);
-			bad_usage("option '%s' needs an argument (see --help)",
-				  argv[optind - 1]);
 		default:
-			if (optopt)
-				bad_usage("unknown option -%c (see --help)",
-					  optopt);
-			bad_usage("unknown option '%s' (see --help)",
-				  argv[optind - 1]);
+			cli_bad_option(c, argv);
 		}
 	}
 	check_args(o);
@@ -556,19 +509,6 @@ static void on_packet(u_char *user, const struct pcap_pkthdr *h,
 	}
 }
 
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;	/* writes go on; poll() still ends */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGALRM, &sa, NULL);
-}
-
 static void arm_timer(double seconds)
 {
 	struct itimerval it = { 0 };
@@ -576,6 +516,8 @@ static void arm_timer(double seconds)
 
 	if (!seconds)
 		return;
+	if (us < 1)
+		us = 1;		/* 0 would disarm the timer */
 	it.it_value.tv_sec = us / 1000000;
 	it.it_value.tv_usec = us % 1000000;
 	setitimer(ITIMER_REAL, &it, NULL);
@@ -622,7 +564,7 @@ static int run(pcap_t *p, const struct opts *o, struct zip *zp)
 	int ret, err, status = 0;
 
 	/* -c goes to libpcap: it alone knows where a batch may stop. */
-	ret = stop ? 0 : pcap_loop(p, o->count ? o->count : -1, on_packet,
+	ret = cli_stop ? 0 : pcap_loop(p, o->count ? o->count : -1, on_packet,
 				   (u_char *)zp);
 	if (ret == PCAP_ERROR) {
 		fprintf(stderr, PROG ": %s: %s\n", o->dev ? o->dev : o->rfile,
@@ -652,7 +594,8 @@ int main(int argc, char **argv)
 	int status;
 
 	parse_args(argc, argv, &o);
-	catch_signals();
+	/* SA_RESTART: writes go on; poll() still ends (pcap_breakloop). */
+	cli_catch_stop(break_capture, 1, 1);
 
 	p = o.dev ? open_live(&o) : open_file(&o);
 	set_filter(p, &o);

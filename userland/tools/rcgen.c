@@ -21,8 +21,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,10 +31,10 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include "cli.h"
+#include "ticker.h"
 
 #define PROG		"rcgen"
-#define NSEC		1000000000ULL
-#define EXIT_USAGE	2
 
 #define TX_BATCH	64		/* frames per sendmmsg() */
 #define RX_BATCH	32		/* datagrams per recvmmsg() */
@@ -80,7 +78,8 @@ enum {
 			 GIVEN(OPT_SRC_MAC) | GIVEN(OPT_DST_IP) | \
 			 GIVEN(OPT_DPORT))
 
-static const struct option longopts[] = {
+const char cli_prog[] = PROG;
+const struct option cli_longopts[] = {
 	{ "to", required_argument, NULL, OPT_TO },
 	{ "bind", required_argument, NULL, OPT_BIND },
 	{ "host", required_argument, NULL, OPT_HOST },
@@ -143,14 +142,6 @@ struct pcap_rec_hdr {
 	uint32_t len;
 };
 
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -186,61 +177,6 @@ static void usage(FILE *out)
 		FRAME_MIN, FRAME_MAX, FRAME_MIN, FLOWS_MAX, FLOW_PORT);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs(PROG ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry '" PROG " --help'.\n", stderr);
-	exit(EXIT_USAGE);
-}
-
-/* A system call failed in a way rcgen cannot go on from: say so, exit 1. */
-static void __attribute__((noreturn, format(printf, 1, 2)))
-fail(const char *fmt, ...)
-{
-	int err = errno;
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs(PROG ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": %s\n", strerror(err));
-	exit(1);
-}
-
-static const char *opt_name(int val)
-{
-	const struct option *lo;
-
-	for (lo = longopts; lo->name; lo++)
-		if (lo->val == val)
-			return lo->name;
-	return "?";
-}
-
-/* Unsigned decimal in [min, max]. */
-static unsigned long long parse_num(int opt, const char *s,
-				    unsigned long long min,
-				    unsigned long long max)
-{
-	unsigned long long val;
-	char *end;
-
-	errno = 0;
-	val = strtoull(s, &end, 10);
-	if (s[0] < '0' || s[0] > '9' || errno || *end || val < min ||
-	    val > max)
-		bad_usage("--%s: expected a number in %llu..%llu, got '%s'",
-			  opt_name(opt), min, max, s);
-	return val;
-}
-
 static int hexval(char c)
 {
 	if (c >= '0' && c <= '9')
@@ -262,8 +198,8 @@ static void parse_mac(int opt, const char *s, uint8_t *mac)
 		hi = hexval(p[0]);
 		lo = hi < 0 ? -1 : hexval(p[1]);
 		if (lo < 0 || p[2] != (i < 5 ? ':' : '\0'))
-			bad_usage("--%s: expected a MAC address like 52:54:00:12:34:56, got '%s'",
-				  opt_name(opt), s);
+			bad_usage("%s: expected a MAC address like 52:54:00:12:34:56, got '%s'",
+				  cli_optname(opt), s);
 		mac[i] = hi << 4 | lo;
 	}
 }
@@ -271,8 +207,8 @@ static void parse_mac(int opt, const char *s, uint8_t *mac)
 static void parse_ip(int opt, const char *s, struct in_addr *addr)
 {
 	if (inet_pton(AF_INET, s, addr) != 1)
-		bad_usage("--%s: expected an IPv4 address A.B.C.D, got '%s'",
-			  opt_name(opt), s);
+		bad_usage("%s: expected an IPv4 address A.B.C.D, got '%s'",
+			  cli_optname(opt), s);
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -281,7 +217,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	static const uint8_t src[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 	const char *name;
 	unsigned int bit;
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -294,38 +229,33 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->dport = 5001;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":qh", cli_longopts, NULL)) != -1) {
 		if (c >= OPT_TO)
 			o->given |= GIVEN(c);
 		switch (c) {
 		case OPT_TO:
-			o->to_port = parse_num(c, optarg, 1, 65535);
+			o->to_port = cli_num(c, optarg, 1, 65535, 0);
 			break;
 		case OPT_BIND:
-			o->bind_port = parse_num(c, optarg, 0, 65535);
+			o->bind_port = cli_num(c, optarg, 0, 65535, 0);
 			break;
 		case OPT_HOST:
 			parse_ip(c, optarg, &o->host);
 			break;
 		case OPT_RATE:
-			o->rate = parse_num(c, optarg, 0, RATE_MAX);
+			o->rate = cli_num(c, optarg, 0, RATE_MAX, 0);
 			break;
 		case OPT_SIZE:
-			o->size = parse_num(c, optarg, FRAME_MIN, FRAME_MAX);
+			o->size = cli_num(c, optarg, FRAME_MIN, FRAME_MAX, 0);
 			break;
 		case OPT_FLOWS:
-			o->flows = parse_num(c, optarg, 1, FLOWS_MAX);
+			o->flows = cli_num(c, optarg, 1, FLOWS_MAX, 0);
 			break;
 		case OPT_COUNT:
-			o->count = parse_num(c, optarg, 1, ~0ULL);
+			o->count = cli_num(c, optarg, 1, ~0ULL, 0);
 			break;
 		case OPT_DURATION:
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o->duration > 0 && o->duration <= 1e7))
-				bad_usage("--duration: expected seconds > 0, got '%s'",
-					  optarg);
+			o->duration = cli_seconds(c, optarg, 1e7);
 			break;
 		case OPT_DST_MAC:
 			parse_mac(c, optarg, o->dst_mac);
@@ -341,7 +271,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			parse_ip(c, optarg, &o->dst_ip);
 			break;
 		case OPT_DPORT:
-			o->dport = parse_num(c, optarg, 1, 65535);
+			o->dport = cli_num(c, optarg, 1, 65535, 0);
 			break;
 		case OPT_RECV:
 			o->recv = 1;
@@ -355,13 +285,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			bad_usage("option '%s' needs an argument",
-				  argv[optind - 1]);
 		default:
-			if (optopt > 0 && optopt < OPT_TO)
-				bad_usage("unknown option -%c", optopt);
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			cli_bad_option(c, argv);
 		}
 	}
 	if (optind < argc)
@@ -371,8 +296,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		if (o->given & SEND_ONLY) {
 			for (bit = 0; !(o->given & SEND_ONLY & (1U << bit)); bit++)
 				;
-			name = opt_name(OPT_TO + bit);
-			bad_usage("--%s is for sending, not with --recv", name);
+			name = cli_optname(OPT_TO + bit);
+			bad_usage("%s is for sending, not with --recv", name);
 		}
 		if (!(o->given & GIVEN(OPT_BIND)))
 			bad_usage("--recv needs --bind RPORT");
@@ -382,14 +307,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		if (!(o->given & GIVEN(OPT_TO)))
 			bad_usage("--to LPORT (or --recv) is required");
 	}
-}
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
 /* Sleep until CLOCK_MONOTONIC reaches @until; a signal cuts it short. */
@@ -403,15 +320,13 @@ static void sleep_until(unsigned long long until)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* The earliest of the non-zero instants among a, b, c (a is non-zero). */
-static unsigned long long earliest(unsigned long long a, unsigned long long b,
-				   unsigned long long c)
+/* The earlier of @until and the ticker's next line or deadline. */
+static unsigned long long or_sooner(unsigned long long until,
+				    const struct ticker *tk)
 {
-	if (b && b < a)
-		a = b;
-	if (c && c < a)
-		a = c;
-	return a;
+	unsigned long long wake = ticker_wake(tk);
+
+	return wake < until ? wake : until;
 }
 
 static void put_be16(uint8_t *p, uint16_t v)
@@ -465,7 +380,7 @@ static unsigned int local_port(int fd)
 	socklen_t len = sizeof(sa);
 
 	if (getsockname(fd, (struct sockaddr *)&sa, &len))
-		fail("getsockname");
+		die_errno("getsockname");
 	return ntohs(sa.sin_port);
 }
 
@@ -478,11 +393,11 @@ static int open_socket(const struct opts *o)
 	inet_ntop(AF_INET, &o->host, host, sizeof(host));
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		fail("socket");
+		die_errno("socket");
 	if (o->given & GIVEN(OPT_BIND)) {
 		sockaddr_of(&sa, o->host, o->bind_port);
 		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
-			fail("cannot bind %s:%u", host, o->bind_port);
+			die_errno("cannot bind %s:%u", host, o->bind_port);
 	}
 	if (!o->recv) {
 		/*
@@ -492,7 +407,7 @@ static int open_socket(const struct opts *o)
 		 */
 		sockaddr_of(&sa, o->host, o->to_port);
 		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-			fail("cannot connect to %s:%u", host, o->to_port);
+			die_errno("cannot connect to %s:%u", host, o->to_port);
 	}
 	return fd;
 }
@@ -517,7 +432,7 @@ static void gen_init(struct gen *g, const struct opts *o)
 	g->o = o;
 	g->frames = calloc(TX_BATCH, size);
 	if (!g->frames)
-		fail("out of memory");
+		die_errno("out of memory");
 
 	/* The template: every per-frame field (see gen_fill()) left zero. */
 	f = g->frames;
@@ -607,12 +522,12 @@ static int send_error_is_transient(int err)
  * The pause keeps a missing peer or a full queue from costing a core.
  */
 static void send_error(const struct opts *o, struct tally *tl, int err,
-		       unsigned long long deadline)
+		       const struct ticker *tk)
 {
 	if (!tl->errors++ && !o->quiet)
 		fprintf(stderr, PROG ": send: %s (counted in send_errors, going on)\n",
 			err ? strerror(err) : "a frame was refused");
-	sleep_until(earliest(now_ns() + NSEC / 1000, 0, deadline));
+	sleep_until(or_sooner(now_ns() + NSEC / 1000, tk));
 }
 
 static void print_send_summary(const struct opts *o, const struct tally *tl,
@@ -636,10 +551,11 @@ static void print_send_summary(const struct opts *o, const struct tally *tl,
  */
 static int send_loop(int fd, const struct opts *o, struct gen *g)
 {
-	unsigned long long start, now, tick, last, refill, deadline = 0;
 	struct tally tl = { 0 }, prev = { 0 };
-	double tokens = 1, depth = 0, chunk = 0, need;
+	double tokens = 1, depth = 0, chunk = 0, need, t, dt;
 	int i, n, want, status = 0;
+	unsigned long long now, refill;
+	struct ticker tk;
 
 	if (o->rate) {
 		chunk = o->rate / 1000 ? o->rate / 1000 : 1;
@@ -647,29 +563,20 @@ static int send_loop(int fd, const struct opts *o, struct gen *g)
 			chunk = TX_BATCH;
 		depth = o->rate / 100.0 > chunk ? o->rate / 100.0 : chunk;
 	}
-	start = now_ns();
-	last = refill = start;
-	tick = start + NSEC;
-	if (o->duration)
-		deadline = start + (unsigned long long)(o->duration * NSEC);
-
-	while (!stop) {
+	ticker_start(&tk, o->duration);
+	refill = tk.start;
+	while (!cli_stop) {
 		now = now_ns();
-		if (now >= tick) {
+		if (ticker_due(&tk, now, &t, &dt)) {
 			if (!o->quiet) {
 				printf("t=%.2f pps=%.0f total=%llu send_errors=%llu\n",
-				       (now - start) / 1e9,
-				       (tl.frames - prev.frames) /
-				       ((now - last) / 1e9),
+				       t, (tl.frames - prev.frames) / dt,
 				       tl.frames, tl.errors);
 				fflush(stdout);
 			}
 			prev = tl;
-			last = now;
-			while (tick <= now)
-				tick += NSEC;
 		}
-		if (deadline && now >= deadline)
+		if (ticker_over(&tk, now))
 			break;
 
 		want = TX_BATCH;
@@ -683,10 +590,9 @@ static int send_loop(int fd, const struct opts *o, struct gen *g)
 			if (tokens < 1) {
 				/* The last frames need not wait for a chunk. */
 				need = want < chunk ? want : chunk;
-				sleep_until(earliest(now + (unsigned long long)
-						     ((need - tokens) * 1e9 /
-						      o->rate) + 1,
-						     tick, deadline));
+				sleep_until(or_sooner(now + (unsigned long long)
+						      ((need - tokens) * 1e9 /
+						       o->rate) + 1, &tk));
 				continue;
 			}
 			if (want > tokens)
@@ -705,7 +611,7 @@ static int send_loop(int fd, const struct opts *o, struct gen *g)
 				status = 1;
 				break;
 			}
-			send_error(o, &tl, errno, deadline);
+			send_error(o, &tl, errno, &tk);
 			continue;
 		}
 		tl.frames += n;
@@ -719,10 +625,10 @@ static int send_loop(int fd, const struct opts *o, struct gen *g)
 		 * error such as ECONNREFUSED is used up by then): a short
 		 * count is a refused frame too.
 		 */
-		if (n < want && !stop)
-			send_error(o, &tl, 0, deadline);
+		if (n < want && !cli_stop)
+			send_error(o, &tl, 0, &tk);
 	}
-	print_send_summary(o, &tl, (now_ns() - start) / 1e9);
+	print_send_summary(o, &tl, ticker_seconds(&tk));
 	return status;
 }
 
@@ -753,7 +659,7 @@ static void rx_init(struct rx *r, int fd, const struct opts *o)
 	memset(r, 0, sizeof(*r));
 	r->bufs = malloc((size_t)RX_BATCH * RX_SNAP);
 	if (!r->bufs)
-		fail("out of memory");
+		die_errno("out of memory");
 	for (i = 0; i < RX_BATCH; i++) {
 		r->iov[i].iov_base = r->bufs + (size_t)i * RX_SNAP;
 		r->iov[i].iov_len = RX_SNAP;
@@ -773,12 +679,12 @@ static void rx_init(struct rx *r, int fd, const struct opts *o)
 		return;
 	/* The kernel's arrival time, not when this loop got round to it. */
 	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMP, &one, sizeof(one)))
-		fail("SO_TIMESTAMP");
+		die_errno("SO_TIMESTAMP");
 	r->pcap = fopen(o->write, "wb");
 	if (!r->pcap)
-		fail("cannot write %s", o->write);
+		die_errno("cannot write %s", o->write);
 	if (fwrite(&fh, sizeof(fh), 1, r->pcap) != 1)
-		fail("cannot write %s", o->write);
+		die_errno("cannot write %s", o->write);
 }
 
 /* Append datagram @i to the pcap file; 0 or -1 (errno set). */
@@ -813,32 +719,18 @@ static int rx_write(struct rx *r, int i)
 	return 0;
 }
 
-/* Milliseconds until the earlier of two instants (0: none), at least 1. */
-static int wait_ms(unsigned long long now, unsigned long long a,
-		   unsigned long long b)
-{
-	unsigned long long until = earliest(a, b, 0);
-
-	if (until <= now)
-		return 1;
-	return (int)((until - now + 999999) / 1000000);
-}
-
 /* The receive loop; returns the exit status. */
 static int recv_loop(int fd, const struct opts *o, struct rx *r)
 {
-	unsigned long long start, now, tick, last, deadline = 0;
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct tally tl = { 0 }, prev = { 0 };
 	int i, n, want, status = 0;
+	unsigned long long now;
+	struct ticker tk;
+	double t, dt;
 
-	start = now_ns();
-	last = start;
-	tick = start + NSEC;
-	if (o->duration)
-		deadline = start + (unsigned long long)(o->duration * NSEC);
-
-	while (!stop) {
+	ticker_start(&tk, o->duration);
+	while (!cli_stop) {
 		want = RX_BATCH;
 		if (o->count && o->count - tl.frames < RX_BATCH)
 			want = (int)(o->count - tl.frames);
@@ -874,25 +766,21 @@ static int recv_loop(int fd, const struct opts *o, struct rx *r)
 			break;
 
 		now = now_ns();
-		if (now >= tick) {
+		if (ticker_due(&tk, now, &t, &dt)) {
 			if (!o->quiet) {
-				printf("t=%.2f pps=%.0f total=%llu\n",
-				       (now - start) / 1e9,
-				       (tl.frames - prev.frames) /
-				       ((now - last) / 1e9), tl.frames);
+				printf("t=%.2f pps=%.0f total=%llu\n", t,
+				       (tl.frames - prev.frames) / dt,
+				       tl.frames);
 				fflush(stdout);
 			}
 			prev = tl;
-			last = now;
-			while (tick <= now)
-				tick += NSEC;
 		}
-		if (deadline && now >= deadline)
+		if (ticker_over(&tk, now))
 			break;
 		if (n)
 			continue;	/* more may be queued: no sleep yet */
 		/* A signal interrupts poll() (no SA_RESTART): seen above. */
-		poll(&pfd, 1, wait_ms(now, tick, deadline));
+		poll(&pfd, 1, ticker_wait_ms(&tk, now));
 	}
 	if (r->pcap && fclose(r->pcap) && !status) {
 		fprintf(stderr, PROG ": cannot write %s: %s\n", o->write,
@@ -901,7 +789,7 @@ static int recv_loop(int fd, const struct opts *o, struct rx *r)
 	}
 	r->pcap = NULL;
 	printf(PROG ": received=%llu bytes=%llu seconds=%.3f\n", tl.frames,
-	       tl.bytes, (now_ns() - start) / 1e9);
+	       tl.bytes, ticker_seconds(&tk));
 	fflush(stdout);
 	return status;
 }
@@ -909,7 +797,6 @@ static int recv_loop(int fd, const struct opts *o, struct rx *r)
 int main(int argc, char **argv)
 {
 	char host[INET_ADDRSTRLEN];
-	struct sigaction sa;
 	struct opts o;
 	struct gen g;
 	struct rx r;
@@ -917,11 +804,8 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* No SA_RESTART: a signal cuts poll() and the pacing sleeps short. */
+	cli_catch_stop(NULL, 0, 0);
 
 	fd = open_socket(&o);
 	inet_ntop(AF_INET, &o.host, host, sizeof(host));

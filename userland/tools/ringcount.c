@@ -15,8 +15,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +22,11 @@
 #include <unistd.h>
 #include <net/if.h>
 #include "libringcap.h"
+#include "cli.h"
+#include "ticker.h"
 
 #define PROG		"ringcount"
 #define BATCH		256
-#define NSEC		1000000000ULL
-#define EXIT_USAGE	2
 
 struct opts {
 	const char *spec;
@@ -47,14 +45,6 @@ struct tally {
 	unsigned long long frames;
 	unsigned long long bytes;	/* wire bytes */
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
 
 static void usage(FILE *out)
 {
@@ -79,99 +69,51 @@ static void usage(FILE *out)
 		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n");
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-bad_usage(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs(PROG ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputs("\nTry '" PROG " --help'.\n", stderr);
-	exit(EXIT_USAGE);
-}
-
-/* Unsigned decimal in [min, max]; with suffixes, k/M multiply by 2^10/2^20. */
-static unsigned long long parse_num(int opt, const char *s,
-				    unsigned long long min,
-				    unsigned long long max, int suffixes)
-{
-	unsigned long long val;
-	char *end;
-
-	errno = 0;
-	val = strtoull(s, &end, 10);
-	if (s[0] < '0' || s[0] > '9' || errno || end == s)
-		goto bad;
-	if (suffixes && (*end == 'k' || *end == 'K') && val <= (max >> 10)) {
-		val <<= 10;
-		end++;
-	} else if (suffixes && (*end == 'm' || *end == 'M') &&
-		   val <= (max >> 20)) {
-		val <<= 20;
-		end++;
-	}
-	if (*end || val < min || val > max)
-		goto bad;
-	return val;
-bad:
-	if (max == ~0ULL)
-		bad_usage("-%c: expected a number >= %llu, got '%s'", opt, min,
-			  s);
-	bad_usage("-%c: expected a number in %llu..%llu, got '%s'", opt, min,
-		  max, s);
-}
+const char cli_prog[] = PROG;
+const struct option cli_longopts[] = {
+	{ "interface", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "snaplen", required_argument, NULL, 's' },
+	{ "watermark", required_argument, NULL, 'w' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ "ring-size", required_argument, NULL, 'r' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "interface", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "snaplen", required_argument, NULL, 's' },
-		{ "watermark", required_argument, NULL, 'w' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "ring-size", required_argument, NULL, 'r' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
-	char *end;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->watermark = RINGCAP_WAKEUP_KEEP;
 	o->timeout_us = RINGCAP_WAKEUP_KEEP;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:t:r:qh", longopts,
+	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:t:r:qh", cli_longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o->spec = optarg;
 			break;
 		case 'c':
-			o->count = parse_num(c, optarg, 1, ~0ULL, 0);
+			o->count = cli_num(c, optarg, 1, ~0ULL, 0);
 			break;
 		case 'd':
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (errno || end == optarg || *end ||
-			    !(o->duration > 0 && o->duration <= 1e7))
-				bad_usage("-d: expected seconds > 0, got '%s'",
-					  optarg);
+			o->duration = cli_seconds(c, optarg, 1e7);
 			break;
 		case 's':
-			o->snaplen = parse_num(c, optarg, 1, 65535, 0);
+			o->snaplen = cli_num(c, optarg, 1, 65535, 0);
 			break;
 		case 'w':
-			o->watermark = parse_num(c, optarg, 1, 1 << 20, 0);
+			o->watermark = cli_num(c, optarg, 1, 1 << 20, 0);
 			break;
 		case 't':
-			o->timeout_us = parse_num(c, optarg, 0, 10000000, 0);
+			o->timeout_us = cli_num(c, optarg, 0, 10000000, 0);
 			break;
 		case 'r':
-			o->ring_size = parse_num(c, optarg, 4096, 1U << 31, 1);
+			o->ring_size = cli_num(c, optarg, 4096, 1U << 31, 1);
 			if (o->ring_size & (o->ring_size - 1))
 				bad_usage("-r: %u is not a power of two",
 					  o->ring_size);
@@ -182,16 +124,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			if (optopt)
-				bad_usage("option -%c needs an argument",
-					  optopt);
-			bad_usage("option '%s' needs an argument",
-				  argv[optind - 1]);
 		default:
-			if (optopt)
-				bad_usage("unknown option -%c", optopt);
-			bad_usage("unknown option '%s'", argv[optind - 1]);
+			cli_bad_option(c, argv);
 		}
 	}
 	if (optind < argc)
@@ -202,14 +136,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			       &o->queue))
 		bad_usage("-i: bad device '%s': expected DEV or DEV@QUEUE",
 			  o->spec);
-}
-
-static unsigned long long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
 static const char *queue_str(const struct opts *o, char *buf, size_t len)
@@ -294,34 +220,18 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 	fflush(stdout);
 }
 
-/* Milliseconds until the earlier of two instants (0: none), at least 1. */
-static int wait_ms(unsigned long long now, unsigned long long a,
-		   unsigned long long b)
-{
-	unsigned long long until = a;
-
-	if (b && b < until)
-		until = b;
-	if (until <= now)
-		return 1;
-	return (int)((until - now + 999999) / 1000000);
-}
-
 /* The capture loop; returns the exit status. */
 static int count(struct ringcap *rc, const struct opts *o)
 {
-	unsigned long long start, now, tick, last, deadline = 0;
 	struct ringcap_pkt pkts[BATCH];
 	struct tally tl = { 0 }, prev = { 0 };
 	int i, n, want, status = 0;
+	unsigned long long now;
+	struct ticker tk;
+	double t, dt;
 
-	start = now_ns();
-	last = start;
-	tick = start + NSEC;
-	if (o->duration)
-		deadline = start + (unsigned long long)(o->duration * NSEC);
-
-	while (!stop) {
+	ticker_start(&tk, o->duration);
+	while (!cli_stop) {
 		want = BATCH;
 		if (o->count && o->count - tl.frames < BATCH)
 			want = (int)(o->count - tl.frames);
@@ -340,17 +250,12 @@ static int count(struct ringcap *rc, const struct opts *o)
 			break;
 
 		now = now_ns();
-		if (now >= tick) {
+		if (ticker_due(&tk, now, &t, &dt)) {
 			if (!o->quiet)
-				print_second(rc, &tl, &prev,
-					     (now - start) / 1e9,
-					     (now - last) / 1e9);
+				print_second(rc, &tl, &prev, t, dt);
 			prev = tl;
-			last = now;
-			while (tick <= now)
-				tick += NSEC;
 		}
-		if (deadline && now >= deadline)
+		if (ticker_over(&tk, now))
 			break;
 		if (n)
 			continue;	/* more may be ready: no sleep yet */
@@ -360,31 +265,27 @@ static int count(struct ringcap *rc, const struct opts *o)
 		 * later than the next report or the deadline. A signal
 		 * interrupts poll() (no SA_RESTART) and is seen above.
 		 */
-		if (ringcap_wait(rc, wait_ms(now, tick, deadline)) < 0 &&
+		if (ringcap_wait(rc, ticker_wait_ms(&tk, now)) < 0 &&
 		    errno != EINTR) {
 			fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
 			status = 1;
 			break;
 		}
 	}
-	print_summary(rc, o, &tl, (now_ns() - start) / 1e9);
+	print_summary(rc, o, &tl, ticker_seconds(&tk));
 	return status;
 }
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa;
 	struct ringcap *rc;
 	struct opts o;
 	int status;
 
 	parse_args(argc, argv, &o);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	/* No SA_RESTART: a signal ends ringcap_wait() at once. */
+	cli_catch_stop(NULL, 0, 0);
 
 	rc = setup(&o);
 	status = count(rc, &o);

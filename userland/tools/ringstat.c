@@ -10,16 +10,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli.h"
 
 #define PROG		"ringstat"
 #define PROC_PATH	"/proc/net/ringcap"
-#define EXIT_USAGE	2
 #define RATE_LEN	24
 
 /* One reading of the file, split into words in place. */
@@ -42,21 +41,6 @@ static void usage(FILE *out)
 		"  -f, --file FILE     read FILE instead of " PROC_PATH "\n"
 		"  -h, --help          this text\n"
 		"Exit: 0 ok, 1 error (e.g. module not loaded), 2 bad usage.\n");
-}
-
-static void __attribute__((noreturn, format(printf, 2, 3)))
-die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs(PROG ": ", stderr);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	if (status == EXIT_USAGE)
-		fputs("Try '" PROG " --help'.\n", stderr);
-	exit(status);
 }
 
 static void *xrealloc(void *p, size_t n)
@@ -295,56 +279,33 @@ static void print_table(const struct snap *cur, const struct snap *prev,
 	free(m);
 }
 
-static double parse_interval(const char *s)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0 && v <= 86400))
-		die(EXIT_USAGE, "-i: expected seconds in (0, 86400], got '%s'",
-		    s);
-	return v;
-}
-
-static long parse_count(const char *s)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || *s == '-' || *s == '+' || v < 1)
-		die(EXIT_USAGE, "-c: expected a count >= 1, got '%s'", s);
-	return v;
-}
+const char cli_prog[] = PROG;
+const struct option cli_longopts[] = {
+	{ "interval", required_argument, NULL, 'i' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "file", required_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	const char *path = PROC_PATH;
 	struct snap cur, prev = { 0 };
 	struct timespec ts;
 	double interval = 0;
-	long count = 0, n;
+	unsigned long long count = 0, n;
 	int c, tty;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:c:f:h", longopts,
+	while ((c = getopt_long(argc, argv, ":i:c:f:h", cli_longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			interval = parse_interval(optarg);
+			interval = cli_seconds(c, optarg, 86400);
 			break;
 		case 'c':
-			count = parse_count(optarg);
+			count = cli_num(c, optarg, 1, ~0ULL, 0);
 			break;
 		case 'f':
 			path = optarg;
@@ -352,23 +313,14 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			if (optopt)
-				die(EXIT_USAGE, "option -%c needs an argument",
-				    optopt);
-			die(EXIT_USAGE, "option '%s' needs an argument",
-			    argv[optind - 1]);
 		default:
-			if (optopt)
-				die(EXIT_USAGE, "unknown option -%c", optopt);
-			die(EXIT_USAGE, "unknown option '%s'",
-			    argv[optind - 1]);
+			cli_bad_option(c, argv);
 		}
 	}
 	if (optind < argc)
-		die(EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (count && !interval)
-		die(EXIT_USAGE, "-c needs -i");
+		bad_usage("-c needs -i");
 	if (!interval)
 		count = 1;
 

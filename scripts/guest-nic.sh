@@ -12,30 +12,15 @@
 #                        stop; sets OFFERED OFFER_PPS WIRE MISSED NIC_RX
 #   nic_stat NAME        one `ethtool -S` counter of $dev
 
-. "$top/selftests/lib.sh"	# now_ms, wait_for
+. "$top/selftests/lib.sh"	# wait_for, steady, kv
 
 NIC_MAC=52:54:00:12:34:10
 RC_HOST=$top/selftests/rc_host
 dev= pci=
 
-# kv KEY TEXT: the value of the last KEY=VALUE in TEXT
-kv() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
 nic_stat() { ethtool -S "$dev" | awk -v k="$1:" '$1 == k {print $2}'; }
 nic_sys() { cat "/sys/class/net/$dev/statistics/$1"; }
 wiredrops() { "$RC_HOST" wiredrops nic0 | sed -n 's/^drops=\([0-9]*\)$/\1/p' | grep .; }
-
-# settle CMD...: wait until CMD's output stops changing (0.5 s apart):
-# the host is done and the rings are drained.
-settle() {
-	local a b i
-	a=$("$@")
-	for ((i = 0; i < 60; i++)); do
-		sleep 0.5
-		b=$("$@")
-		[ "$a" = "$b" ] && return 0
-		a=$b
-	done
-}
 
 nic_find() {
 	local f
@@ -73,7 +58,7 @@ nic_offer() {
 	n0=$(nic_sys rx_packets)
 	g=$("$RC_HOST" gen nic0 --dst-mac "$NIC_MAC" --flows "$4" --size "$2" \
 		--rate "$3" --count "$1")
-	settle nic_sys rx_packets
+	steady 0.5 nic_sys rx_packets || true
 	OFFERED=$(kv sent "$g")
 	OFFER_PPS=$(kv rate_pps "$g")
 	WIRE=$(($(wiredrops) - w0))

@@ -77,15 +77,6 @@ drv_was_loaded=0
 mode_was=
 v6_was=
 
-# result RC NAME MSG: one TAP line; RC 0 ok, 4 skip, else not ok.
-result() {
-	n=$((n + 1))
-	case $1 in
-	0) echo "ok $n $2${3:+ ($3)}" ;;
-	4) skipped=$((skipped + 1)); echo "ok $n $2 # SKIP ${3:-skipped}" ;;
-	*) failed=$((failed + 1)); echo "not ok $n $2 # ${3:-failed}" ;;
-	esac
-}
 # tcase NAME CMD...: run CMD (which may set $msg), report it with its time.
 tcase() {
 	local name=$1 rc=0 t0=$SECONDS
@@ -112,8 +103,6 @@ in_dev() {
 	fi
 }
 
-# kv KEY TEXT: the value of the last KEY=VALUE in TEXT
-kv() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
 
 set_mode() { echo "$1" >"$PARAMS/transparent_mode"; }
 load_drv() {
@@ -127,14 +116,6 @@ unload_drv() { wait_for 10 eval "rmmod $DRV 2>/dev/null || [ ! -d /sys/module/$D
 
 # ---- NICs ---------------------------------------------------------------
 
-# The init-netns interface with this MAC.
-iface_by_mac() {
-	local f
-	for f in /sys/class/net/*/address; do
-		[ "$(cat "$f")" = "$1" ] && { basename "$(dirname "$f")"; return 0; }
-	done
-	return 1
-}
 pci_of() { basename "$(readlink -f "/sys/class/net/$1/device")"; }
 pci_driver() {
 	local d=/sys/bus/pci/devices/$1/driver
@@ -207,17 +188,7 @@ rxsum() { # rxsum DEV: frames both RX queues took
 		awk '$1 ~ /^rx[01]_packets:$/ {s += $2} END {print s + 0}'
 }
 # Wait until DEV's RX counters stop moving (0.5 s without change).
-settle() {
-	local a b i
-	a=$(rxsum "$1")
-	for ((i = 0; i < 60; i++)); do
-		sleep 0.5
-		b=$(rxsum "$1")
-		[ "$a" = "$b" ] && return 0
-		a=$b
-	done
-	return 1
-}
+settle() { steady 0.5 rxsum "$1"; }
 
 # ---- ringcount in the background --------------------------------------
 
@@ -307,14 +278,6 @@ works() {
 
 # ---- RX threads ---------------------------------------------------------
 
-kthread_pid() {
-	local f c
-	for f in /proc/[0-9]*/comm; do
-		read -r c <"$f" 2>/dev/null || continue
-		[ "$c" = "$1" ] && { f=${f#/proc/}; echo "${f%/comm}"; return 0; }
-	done
-	return 1
-}
 cpus_allowed() { awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$1/status"; }
 # The CPU the driver picks for queue Q by default: the (Q mod n)th online one.
 default_cpu() {

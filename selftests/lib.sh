@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# Helpers the shell selftests share; sourced, never run. TAP result lines
-# (the caller sets n=0 failed=0 first), polling against a deadline, and
-# loading ringcap the way run_guest.sh asked (RC_RINGCAP_KO or DKMS).
+# Helpers the shell selftests (and the demo and benchmark guests, through
+# scripts/guest-nic.sh) share; sourced, never run. TAP result lines (the
+# caller sets n=0 failed=0 skipped=0 first, and PLAN for skip_all),
+# polling against a deadline, loading ringcap the way run_guest.sh asked
+# (RC_RINGCAP_KO or DKMS), and reading what the kernel reports.
 
 ok() { n=$((n + 1)); echo "ok $n $*"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
@@ -12,6 +14,32 @@ check() {
 	shift
 	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
 }
+# result RC NAME [MSG]: one TAP line; RC 0 ok, 4 skip, anything else not ok
+result() {
+	n=$((n + 1))
+	case $1 in
+	0) echo "ok $n $2${3:+ ($3)}" ;;
+	4) skipped=$((skipped + 1)); echo "ok $n $2 # SKIP ${3:-skipped}" ;;
+	*) failed=$((failed + 1)); echo "not ok $n $2 # ${3:-failed}" ;;
+	esac
+}
+# skip_all NAME WHY: report all $PLAN tests as skipped and exit 4, or as
+# failed and exit 1 when the caller requires them to run (RC_REQUIRE=1)
+skip_all() {
+	local i
+	echo "# SKIP $2"
+	for ((i = 1; i <= PLAN; i++)); do
+		if [ "${RC_REQUIRE:-0}" = 1 ]; then
+			echo "not ok $i $1 # $2"
+		else
+			echo "ok $i $1 # SKIP $2"
+		fi
+	done
+	[ "${RC_REQUIRE:-0}" = 1 ] && exit 1
+	exit 4
+}
+# show FILE...: the files as TAP comments
+show() { sed 's/^/# /' "$@" || true; }
 
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds; by the
@@ -25,6 +53,21 @@ wait_for() {
 		sleep 0.1
 	done
 }
+# steady SECONDS CMD...: wait until CMD prints the same twice SECONDS
+# apart (a sender is done and the queues are drained); 1 if it never does
+# within 60 tries
+steady() {
+	local a b i every=$1
+	shift
+	a=$("$@")
+	for ((i = 0; i < 60; i++)); do
+		sleep "$every"
+		b=$("$@")
+		[ "$a" = "$b" ] && return 0
+		a=$b
+	done
+	return 1
+}
 
 loaded() { [ -d "/sys/module/$1" ]; }
 load_ringcap() {
@@ -33,4 +76,29 @@ load_ringcap() {
 	else
 		modprobe ringcap "$@"
 	fi
+}
+
+# kv KEY TEXT: the value of the last KEY=VALUE in TEXT (a tool's summary)
+kv() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
+# The socket line of PID in /proc/net/ringcap (empty if it has none), and
+# a column of it: 2 inode, 4 queue, 6 received, 7 dropped, 8 filtered,
+# 9 wakeups, 11 filter.
+proc_line() { awk -v p="$1" '$1 == p' /proc/net/ringcap; }
+proc_field() { proc_line "$1" | awk -v c="$2" '{ print $c; exit }'; }
+# The init-netns interface with this MAC.
+iface_by_mac() {
+	local f
+	for f in /sys/class/net/*/address; do
+		[ "$(cat "$f")" = "$1" ] && { basename "$(dirname "$f")"; return 0; }
+	done
+	return 1
+}
+# The pid of the (kernel) thread named exactly NAME.
+kthread_pid() {
+	local f c
+	for f in /proc/[0-9]*/comm; do
+		{ read -r c <"$f"; } 2>/dev/null || continue
+		[ "$c" = "$1" ] && { f=${f#/proc/}; echo "${f%/comm}"; return 0; }
+	done
+	return 1
 }

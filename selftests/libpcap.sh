@@ -8,8 +8,9 @@
 # byte-exact pcap files in order with monotonic timestamps, the same frames
 # as an AF_PACKET capture, -c, DEV@QUEUE, kernel filters, nanosecond
 # timestamps, "dropped by kernel" against the ring's counter with a stalled
-# reader, non-blocking use through a selectable fd, breakloop, inject, and
-# every fallback (RINGCAP_DISABLE, the module unloaded, ringcap:DEV).
+# reader, non-blocking use through a selectable fd, breakloop, inject,
+# packzip's gzip pcap read back by zcat | tcpdump -r -, and every fallback
+# (RINGCAP_DISABLE, the module unloaded, ringcap:DEV).
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap and
 # ringcap_sim, and leaves both loaded with default parameters (it unloads
@@ -19,6 +20,7 @@
 #   RC_SIM_KO       ringcap_sim.ko for this kernel
 #   RC_RINGCAP_KO   insmod this ringcap.ko instead of `modprobe ringcap`
 #   RC_LPR          libpcap-ring directory (default: ../libpcap-ring)
+#   RC_TOOLS        packzip (default: ../userland/build/bin)
 #
 # Needs: make -C libpcap-ring && make -C libpcap-ring tests (host side).
 #   RC_REQUIRE=1   a missing prerequisite fails the tests instead of
@@ -34,12 +36,13 @@ SIM_KO=${RC_SIM_KO:-$here/build/$(uname -r)/ringcap_sim.ko}
 LPR=${RC_LPR:-$here/../libpcap-ring}
 RUN=$LPR/ringcap-run
 NB=$LPR/build/bin/pcap_nonblock
+PACKZIP=${RC_TOOLS:-$here/../userland/build/bin}/packzip
 PARAMS=/sys/module/ringcap/parameters
 SIM=rcpcap0
 INJECT=/sys/kernel/debug/ringcap_sim/$SIM/inject
 VA=rcpcapv0
 VB=rcpcapv1
-PLAN=30
+PLAN=32
 
 n=0
 failed=0
@@ -65,31 +68,17 @@ trap cleanup EXIT
 echo "TAP version 13"
 echo "1..$PLAN"
 
-# A missing prerequisite skips every test, or fails them all when the
-# caller requires the tests to run (run_guest.sh sets RC_REQUIRE=1).
-skip_all() {
-	local i
-	echo "# SKIP $*"
-	for ((i = 1; i <= PLAN; i++)); do
-		if [ "${RC_REQUIRE:-0}" = 1 ]; then
-			echo "not ok $i libpcap # $*"
-		else
-			echo "ok $i libpcap # SKIP $*"
-		fi
-	done
-	[ "${RC_REQUIRE:-0}" = 1 ] && exit 1
-	exit 4
-}
-[ "$(id -u)" = 0 ] || skip_all "needs root"
-loaded ringcap || skip_all "ringcap is not loaded"
+[ "$(id -u)" = 0 ] || skip_all libpcap "needs root"
+loaded ringcap || skip_all libpcap "ringcap is not loaded"
 loaded ringcap_sim || insmod "$SIM_KO" 2>/dev/null ||
-	skip_all "ringcap_sim is not loaded and $SIM_KO does not load"
+	skip_all libpcap "ringcap_sim is not loaded and $SIM_KO does not load"
 [ -f "$LPR/build/lib/libpcap.so.0.8" ] ||
-	skip_all "no drop-in libpcap: run 'make -C libpcap-ring' on the host"
-[ -x "$NB" ] || skip_all "no $NB: run 'make -C libpcap-ring tests'"
-[ -x "$BIN/rc_inject" ] || skip_all "no $BIN/rc_inject: make -C selftests"
-command -v tcpdump >/dev/null || skip_all "no tcpdump (apt-get install tcpdump)"
-command -v python3 >/dev/null || skip_all "no python3"
+	skip_all libpcap "no drop-in libpcap: run 'make -C libpcap-ring' on the host"
+[ -x "$NB" ] || skip_all libpcap "no $NB: run 'make -C libpcap-ring tests'"
+[ -x "$BIN/rc_inject" ] || skip_all libpcap "no $BIN/rc_inject: make -C selftests"
+[ -x "$PACKZIP" ] || skip_all libpcap "no $PACKZIP: make -C userland"
+command -v tcpdump >/dev/null || skip_all libpcap "no tcpdump (apt-get install tcpdump)"
+command -v python3 >/dev/null || skip_all libpcap "no python3"
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 
 # pcap files are checked against the frames rc_inject sends, rebuilt from
@@ -154,13 +143,24 @@ tcpdump_wait() {
 	wait "$pid" || rc=$?
 	eval "rc_$name=$rc"
 }
-# The pid's socket line in /proc/net/ringcap (empty if it has none).
-proc_line() { awk -v p="$1" '$1 == p' /proc/net/ringcap; }
-proc_field() {	# PID COLUMN: 6 received, 7 dropped, 8 filtered, 11 filter
-	proc_line "$1" | awk -v c="$2" '{ print $c; exit }'
-}
 inject() { "$BIN/rc_inject" -d "$SIM" "$@"; }
-show() { sed 's/^/# /' "$@" || true; }
+# captured_run NAME COUNT R CMD...: run CMD (which stops after COUNT
+# frames) through ringcap-run, output in $tmp/NAME.{out,err}; once its
+# ringcap socket is there (sock_NAME=yes), inject COUNT frames of run R
+# and wait up to 60 s for it to end (its exit status in rc_NAME).
+captured_run() {
+	local name=$1 count=$2 r=$3 pid rc=0
+	shift 3
+	"$RUN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
+	pid=$!
+	pids+=("$pid")
+	eval "sock_$name="
+	wait_for 20 eval '[ -n "$(proc_line "$pid")" ]' && eval "sock_$name=yes"
+	inject -n "$count" -s 0 -q 0 -r "$r"
+	wait_for 60 eval "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" || rc=$?
+	eval "rc_$name=$rc"
+}
 
 echo 0 >"$PARAMS/transparent_mode"
 sysctl -qw "net.ipv6.conf.default.disable_ipv6=1" 2>/dev/null || true
@@ -348,30 +348,42 @@ check "RINGCAP_DISABLE=1: no ringcap socket" [ -z "$dis_sock" ]
 check "RINGCAP_DISABLE=1: tcpdump captures the 40 frames through AF_PACKET" \
 	eval 'chk seq "$tmp/dis.pcap" 0 40 0 10 foreign-ok >/dev/null'
 
-# 25: dumpcap from Debian, if it is there
+# 25-26: packzip, the benchmark's application load, through ringcap: it
+# compresses every frame into a gzip pcap that zcat | tcpdump -r - reads
+captured_run pz 1009 12 "$PACKZIP" -i "$SIM" -c 1009 -z 6 -w "$tmp/pz.pcap.gz"
+pz_sum=$(grep '^packzip:' "$tmp/pz.out" || true)
+echo "# ${pz_sum:-packzip: no summary}"
+if [ -n "$sock_pz" ] && [ "$rc_pz" = 0 ] && [ "$(kv captured "$pz_sum")" = 1009 ] &&
+   [ "$(kv ps_drop "$pz_sum")" = 0 ] &&
+   [ "$(kv bytes_out "$pz_sum")" -lt "$(kv bytes_in "$pz_sum")" ]; then
+	ok "packzip -z 6 -c 1009 through ringcap: 1009 captured, 0 dropped, compressed"
+else
+	show "$tmp/pz.err"
+	not_ok "packzip -z 6 -c 1009 through ringcap # ringcap socket: ${sock_pz:-no}, exit $rc_pz, ${pz_sum:-no summary}"
+fi
+zcat "$tmp/pz.pcap.gz" 2>"$tmp/zcat.err" | tcpdump -r - -w "$tmp/pz.pcap" 2>>"$tmp/zcat.err" || true
+if out=$(chk seq "$tmp/pz.pcap" 0 1009 0 12); then
+	ok "zcat | tcpdump -r - reads packzip's file: 1009 frames byte for byte as sent"
+else
+	show "$tmp/zcat.err"
+	not_ok "zcat | tcpdump -r - reads packzip's file # $out"
+fi
+
+# 27: dumpcap from Debian, if it is there
 if command -v dumpcap >/dev/null; then
-	"$RUN" dumpcap -q -i "$SIM" -c 200 -w "$tmp/dumpcap.pcapng" \
-		>"$tmp/dumpcap.err" 2>&1 &
-	dc=$!
-	pids+=("$dc")
-	dc_sock=
-	wait_for 20 eval '[ -n "$(proc_line "$dc")" ]' && dc_sock=yes
-	inject -n 200 -s 0 -q 0 -r 11
-	dc_rc=0
-	wait_for 30 eval "! kill -0 $dc" || kill -KILL "$dc" 2>/dev/null || true
-	wait "$dc" || dc_rc=$?
+	captured_run dc 200 11 dumpcap -q -i "$SIM" -c 200 -w "$tmp/dumpcap.pcapng"
 	dc_got=$(frames_in "$tmp/dumpcap.pcapng" || true)
-	if [ -n "$dc_sock" ] && [ "$dc_rc" = 0 ] && [ "$dc_got" = 200 ]; then
+	if [ -n "$sock_dc" ] && [ "$rc_dc" = 0 ] && [ "$dc_got" = 200 ]; then
 		ok "dumpcap -c 200 through ringcap writes 200 frames"
 	else
-		show "$tmp/dumpcap.err"
-		not_ok "dumpcap -c 200 through ringcap writes 200 frames # ringcap socket: ${dc_sock:-no}, exit $dc_rc, ${dc_got:-0} frames"
+		show "$tmp/dc.err"
+		not_ok "dumpcap -c 200 through ringcap writes 200 frames # ringcap socket: ${sock_dc:-no}, exit $rc_dc, ${dc_got:-0} frames"
 	fi
 else
 	ok "dumpcap through ringcap # SKIP dumpcap is not installed (apt-get install tshark)"
 fi
 
-# 26-30: fallback with the module unloaded (the sim device goes with it)
+# 28-32: fallback with the module unloaded (the sim device goes with it)
 ip link del "$SIM"
 rmmod ringcap_sim
 wait_for 10 eval 'rmmod ringcap 2>/dev/null || ! loaded ringcap' || true

@@ -28,13 +28,19 @@ static int rce_rx_thread(void *data)
 			continue;
 		}
 
+		/*
+		 * Traced while the queue is still masked: the kernel skips a
+		 * BPF program that interrupts another on its CPU, so one run
+		 * here after the unmask would hide the very interrupt that
+		 * follows it from rce_rx_irq.
+		 */
+		trace_rce_rx_idle(rx);
 		set_current_state(TASK_INTERRUPTIBLE);
 		rce_rx_irq_arm(rx);
 		if (rce_rx_pending(rx) || kthread_should_stop()) {
 			__set_current_state(TASK_RUNNING);
 			continue;
 		}
-		trace_rce_rx_idle(rx);
 		schedule();
 		u64_stats_update_begin(&rx->stats.syncp);
 		u64_stats_inc(&rx->stats.wakeups);

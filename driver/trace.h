@@ -82,7 +82,10 @@ TRACE_EVENT(rce_rx_batch,
 		  __entry->no_skb, __entry->budget)
 );
 
-/* The queue is empty: its thread gave the interrupt back and sleeps. */
+/*
+ * The queue is empty: its thread is about to give the interrupt back and
+ * sleep (unless a frame lands in between: then it drains again).
+ */
 TRACE_EVENT(rce_rx_idle,
 	TP_PROTO(const struct rce_rx_ring *rx),
 	TP_ARGS(rx),

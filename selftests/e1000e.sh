@@ -334,17 +334,7 @@ why=
 for f in "$RINGCOUNT" "$PY" /bin/busybox "$(command -v ethtool || echo ethtool)"; do
 	[ -n "$why" ] || [ -x "$f" ] || why="$f missing"
 done
-if [ -n "$why" ]; then
-	echo "# SKIP $why"
-	for ((i = 1; i <= PLAN; i++)); do
-		if [ "$MISSING" = 4 ]; then
-			echo "ok $i e1000e # SKIP $why"
-		else
-			echo "not ok $i e1000e # $why"
-		fi
-	done
-	exit "$([ "$MISSING" = 4 ] && echo 4 || echo 1)"
-fi
+[ -z "$why" ] || skip_all e1000e "$why"
 mode_was=$(cat "$PARAMS/transparent_mode")
 [ ! -d /sys/module/e1000e ] || stock_was=1
 v6_was=$(sysctl -n net.ipv6.conf.default.disable_ipv6 2>/dev/null || true)

@@ -37,7 +37,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-. "$here/lib.sh"	# now_ms, wait_for
+. "$here/lib.sh"
 BIN=${RC_BIN:-$here/build/bin}
 TOOLS=${RC_TOOLS:-$here/../userland/build/bin}
 RINGCOUNT=$TOOLS/ringcount

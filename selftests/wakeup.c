@@ -86,6 +86,30 @@ static bool reader_asleep(struct reader *rd)
 	return tid && rc_task_in_poll(tid);
 }
 
+/* Start a reader on r for its `want` frames. */
+static int reader_start(struct reader *rd, struct rc_ring *r, pthread_t *th)
+{
+	rd->r = r;
+	rc_cap_init(&rd->cap, rd->want);
+	return pthread_create(th, NULL, reader_fn, rd);
+}
+
+/* A ring on ifindex with the wake-up policy: N frames or m microseconds. */
+static int open_policy(struct rc_ring *r, int ifindex, uint32_t bytes,
+		       uint32_t n, uint32_t m_us)
+{
+	int err = rc_open_bound(r, ifindex, RINGCAP_QUEUE_ANY, bytes);
+
+	if (err)
+		return err;
+	err = rc_setopt(r->fd, RINGCAP_WATERMARK, n);
+	if (!err)
+		err = rc_setopt(r->fd, RINGCAP_TIMEOUT_US, m_us);
+	if (err)
+		rc_close(r);
+	return err;
+}
+
 TEST_F_TIMEOUT(wake, watermark_64_wakes_at_most_100_times_for_6400, 300)
 {
 	struct reader rd = { .want = 6400, .poll_ms = 20000 };
@@ -95,13 +119,8 @@ TEST_F_TIMEOUT(wake, watermark_64_wakes_at_most_100_times_for_6400, 300)
 	pthread_t th;
 
 	specs = rc_specs(NULL, 6400, 0, 0, 20, 60);
-	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, RINGCAP_QUEUE_ANY,
-				   1 << 20));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_WATERMARK, 64));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_TIMEOUT_US, 10000000));
-	rd.r = &r;
-	rc_cap_init(&rd.cap, 6400);
-	ASSERT_EQ(0, pthread_create(&th, NULL, reader_fn, &rd));
+	ASSERT_EQ(0, open_policy(&r, self->env.sim_idx, 1 << 20, 64, 10000000));
+	ASSERT_EQ(0, reader_start(&rd, &r, &th));
 	ASSERT_TRUE(RC_WAIT_UNTIL(reader_asleep(&rd), 10000));
 	/* 6400 frames of 60 bytes, 665600 bytes of ring: no drops */
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, specs, 6400));
@@ -132,13 +151,8 @@ TEST_F_TIMEOUT(wake, watermark_1_wakes_for_every_frame, 300)
 	unsigned int i;
 
 	specs = rc_specs(NULL, 100, 0, 0, 21, RC_LEN_VARIED);
-	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, RINGCAP_QUEUE_ANY,
-				   1 << 20));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_WATERMARK, 1));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_TIMEOUT_US, 0));
-	rd.r = &r;
-	rc_cap_init(&rd.cap, 100);
-	ASSERT_EQ(0, pthread_create(&th, NULL, reader_fn, &rd));
+	ASSERT_EQ(0, open_policy(&r, self->env.sim_idx, 1 << 20, 1, 0));
+	ASSERT_EQ(0, reader_start(&rd, &r, &th));
 	for (i = 0; i < 100; i++) {
 		/* the reader took frame i-1 and is back asleep in poll() */
 		ASSERT_TRUE(RC_WAIT_UNTIL(rd.seen == i && reader_asleep(&rd),
@@ -169,13 +183,8 @@ TEST_F_TIMEOUT(wake, timer_delivers_a_single_frame, 120)
 	pthread_t th;
 
 	specs = rc_specs(NULL, 1, 0, 0, 22, 60);
-	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, RINGCAP_QUEUE_ANY,
-				   0));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_WATERMARK, 1000000));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_TIMEOUT_US, 2000));
-	rd.r = &r;
-	rc_cap_init(&rd.cap, 1);
-	ASSERT_EQ(0, pthread_create(&th, NULL, reader_fn, &rd));
+	ASSERT_EQ(0, open_policy(&r, self->env.sim_idx, 0, 1000000, 2000));
+	ASSERT_EQ(0, reader_start(&rd, &r, &th));
 	ASSERT_TRUE(RC_WAIT_UNTIL(reader_asleep(&rd), 10000));
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, specs, 1));
 	pthread_join(th, NULL);
@@ -200,10 +209,7 @@ TEST_F(wake, reader_not_sleeping_is_never_woken)
 	struct pollfd p;
 
 	specs = rc_specs(NULL, 640, 0, 0, 23, 60);
-	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, RINGCAP_QUEUE_ANY,
-				   0));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_WATERMARK, 64));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_TIMEOUT_US, 0));
+	ASSERT_EQ(0, open_policy(&r, self->env.sim_idx, 0, 64, 0));
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, specs, 640));
 	RC_WAIT_ACCOUNTED(r.fd, 640, &st);
 	ASSERT_EQ(640, st.received);
@@ -226,10 +232,7 @@ TEST_F(wake, below_watermark_without_timer_not_ready)
 	struct pollfd p;
 
 	specs = rc_specs(NULL, 65, 0, 0, 24, 60);
-	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, RINGCAP_QUEUE_ANY,
-				   0));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_WATERMARK, 64));
-	ASSERT_EQ(0, rc_setopt(r.fd, RINGCAP_TIMEOUT_US, 0));
+	ASSERT_EQ(0, open_policy(&r, self->env.sim_idx, 0, 64, 0));
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, specs, 63));
 	RC_WAIT_ACCOUNTED(r.fd, 63, &st);
 	p.fd = r.fd;

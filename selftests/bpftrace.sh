@@ -541,7 +541,6 @@ pair_setup() {
 		fi
 	done
 }
-thread_cpu() { awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$(kthread_pid "$1")/status"; }
 # ethtool -S DEV, the sum of a per-queue counter over both queues
 qsum() {
 	ethtool -S "$1" | awk -v k="$2" '$1 ~ "^rx[01]_" k ":$" { s += $2 } END { print s + 0 }'
@@ -639,7 +638,7 @@ else
 		local q c lines bad=0 any=0
 		msg=
 		for q in 0 1; do
-			c=$(thread_cpu "$A-rx$q")
+			c=$(thread_cpus "$A-rx$q")
 			lines=$(grep "^@passes\[$if_a, $q, " "$tmp/bt.kth" || true)
 			[ -z "$lines" ] || any=1
 			[ -z "$lines" ] || ! grep -qv "^@passes\[$if_a, $q, $A-rx$q, $c\]: " <<<"$lines" || bad=1
@@ -673,7 +672,7 @@ else
 	# queue's thread's CPU, then on another.
 	qb=0
 	[ "$(dsnap rx1_packets)" -le "$(dsnap rx0_packets)" ] || qb=1
-	c0=$(thread_cpu "$A-rx$qb")
+	c0=$(thread_cpus "$A-rx$qb")
 	other=$(( (c0 + 1) % $(nproc) ))
 	t_doc_cpu() {
 		local rc=0

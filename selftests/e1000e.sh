@@ -280,7 +280,6 @@ works() {
 
 # ---- RX threads ---------------------------------------------------------
 
-cpus_allowed() { awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$1/status"; }
 # The CPU the driver picks for queue Q by default: the (Q mod n)th online one.
 default_cpu() {
 	local cpus
@@ -656,11 +655,10 @@ tcase "RX threads: one kernel thread per queue, named <ifname>-rx<q>" t_threads
 
 # t_pinned CPU0 CPU1: every RX thread of queue q runs only on CPUq
 t_pinned() {
-	local dev q pid c bad= s= want=("$1" "$2")
+	local dev q c bad= s= want=("$1" "$2")
 	for dev in "$A" "$B" "$G"; do
 		for q in 0 1; do
-			pid=$(kthread_pid "$dev-rx$q") || { s+=" $dev-rx$q=missing"; bad=1; continue; }
-			c=$(cpus_allowed "$pid")
+			c=$(thread_cpus "$dev-rx$q") || { s+=" $dev-rx$q=missing"; bad=1; continue; }
 			s+=" $dev-rx$q:$c"
 			[ "$c" = "${want[q]}" ] || bad=1
 		done
@@ -934,13 +932,12 @@ starve() {
 # queue 0's RX thread is starved: a SCHED_FIFO loop holds its CPU for the
 # whole run. Queue 0 runs out of descriptors and the NIC must say so.
 t_missed_report() {
-	local r t pid cpu rt
+	local r t cpu rt
 	have_host || return "$MISSING"
 	read -r _ _ r t <<<"$(ring_sizes "$G")"
 	ethtool -G "$G" rx 64 >/dev/null 2>&1 || true
 	wait_for 20 carrier "$G" 1 || true
-	pid=$(kthread_pid "$G-rx0") || { msg="no $G-rx0 thread"; return 1; }
-	cpu=$(taskset -pc "$pid" | sed 's/.*: //')
+	cpu=$(thread_cpus "$G-rx0") || { msg="no $G-rx0 thread"; return 1; }
 	[[ $cpu =~ ^[0-9]+$ ]] || { msg="$G-rx0 is not pinned to one CPU: $cpu"; return 1; }
 	set_mode 2
 	rc_start miss "$G" -r 256k || return 1
@@ -948,7 +945,6 @@ t_missed_report() {
 	WIRE0=$(wiredrops) || { msg="rc_host wiredrops failed"; return 1; }
 	rt=$(cat /proc/sys/kernel/sched_rt_runtime_us)
 	echo -1 >/proc/sys/kernel/sched_rt_runtime_us
-	rm -f "$tmp/unstarve"
 	starve "$cpu" "$tmp/unstarve"
 	gen --flows 64 --size 60 --rate 0 --count $((2 * FRAMES)) --duration 5 || true
 	touch "$tmp/unstarve"

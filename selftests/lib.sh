@@ -102,3 +102,10 @@ kthread_pid() {
 	done
 	return 1
 }
+# The CPUs the kernel thread NAME may run on (Cpus_allowed_list, e.g. "1");
+# fails if there is no such thread.
+thread_cpus() {
+	local pid
+	pid=$(kthread_pid "$1") || return 1
+	awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$pid/status"
+}

@@ -919,7 +919,7 @@ tcase "ethtool -S: every documented counter, consistent with the hardware's" t_e
 declare -A M0 M1
 miss_ok=0
 # starve CPU FLAG: hold CPU with a SCHED_FIFO loop until FLAG exists (20 s
-# at most, so that a run gone wrong cannot hold it for good; CI sees 4-8 s),
+# at most, so that a run gone wrong cannot hold it for good; CI saw 3-15 s),
 # then write the seconds it held into FLAG.held. RT throttling must be off,
 # or the CPU's other threads still get 5% of each second.
 starve() {

@@ -1,0 +1,81 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make soak`: on the debug kernel (KASAN, lockdep, kmemleak, ...), traffic
+# at the NIC's ceiling into ringcap_e1000e and through a veth pair for
+# SECONDS while the transparent mode switches, readers are killed and
+# restarted with other ring sizes and the modules are reloaded; memory,
+# kmemleak and the driver's buffers recorded before and after. The guest
+# side, and what exactly is checked, is selftests/soak/soak.sh.
+#
+#   scripts/soak.sh [-k KVER] [SECONDS]     default 600
+#
+#   -k KVER      a distro kernel (scripts/kernels.sh) instead of the debug
+#                kernel, for quick runs; its modules come from DKMS
+#   SOAK_*       passed to the guest (SOAK_WINDOW, SOAK_RATE, SOAK_SEED, ...)
+#
+# For the debug kernel: scripts/debug-kernel.sh build (cached after the
+# first time), ringcap.ko and ringcap_e1000e.ko built against it by
+# `make -C selftests modules`, and put in a depmod'ed module tree
+# (build/soak/modules/) that the guest mounts on /lib/modules/<release>,
+# so that modprobe and rmmod work there as on a real host.
+#
+# Logs: build/soak/<kernel>-<time>/: console.log, result, share/stdout (the
+# TAP), share/dmesg, share/kmemleak, share/artifacts/ (summary, the memory,
+# slab, vmstat and ethtool records before and after, kmemleak's report).
+# Exit status: 0 only if every check passed and the runner saw no kernel
+# report (125: it did; 124: timeout).
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$top"
+
+kver=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-k) kver=${2:?}; shift 2 ;;
+	-h | --help) sed -n '/^#   scripts/,/^#   SOAK_/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "soak: unknown option $1" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+secs=${1:-600}
+[[ $secs =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || { echo "soak: SECONDS must be a number, got '$secs'" >&2; exit 2; }
+
+msg() { echo "soak: $*" >&2; }
+
+make -s -C userland
+runner=(scripts/vm/run --nic e1000e-dgram)
+if [ -n "$kver" ]; then
+	label=$kver
+	flock /tmp/ringcap-dkms.lock scripts/dkms-install.sh
+	runner+=(-k "$kver")
+	timeout=$((secs * 2 + 900))
+else
+	dk=$(nice -n 19 scripts/debug-kernel.sh build)
+	krel=$(cat "$dk/kernelrelease")
+	label=$krel
+	make -C selftests modules KVERS="$krel" KDIR="$dk/build"
+	base=$top/build/soak/modules
+	rm -rf "$base/lib/modules/$krel"
+	mkdir -p "$base/lib/modules/$krel/extra"
+	cp "selftests/build/$krel/ringcap.ko" "selftests/build/$krel/ringcap_e1000e.ko" \
+		"$base/lib/modules/$krel/extra/"
+	depmod -b "$base" "$krel"
+	runner+=(--kernel-image "$dk/bzImage" --modules-dir "$base/lib/modules/$krel")
+	# KASAN, lockdep and kmemleak's scans make it several times slower.
+	timeout=$((secs * 2 + 1800))
+fi
+
+for v in $(compgen -e | grep '^SOAK_' || true); do
+	[ "$v" = SOAK_SECONDS ] || runner+=(-e "$v=${!v}")
+done
+dir=$top/build/soak/$label-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$dir"
+msg "$secs s on $label; logs in $dir"
+rc=0
+"${runner[@]}" --timeout "$timeout" --run-dir "$dir" -- selftests/soak/soak.sh "$secs" || rc=$?
+msg "guest: $(cat "$dir/result" 2>/dev/null || echo 'no result')"
+msg "summary: $dir/share/artifacts/summary; TAP: $dir/share/stdout"
+[ "$rc" = 0 ] && msg "clean" || msg "FAILED (exit $rc)"
+exit "$rc"

@@ -36,7 +36,7 @@ struct rce_rx_desc_wb {
 	__le32	rss_hash;
 	__le32	status_error;	/* status 0-19, errors 20-31 */
 	__le16	len;
-	__le16	vlan;
+	__le16	vlan;		/* the stripped tag's TCI, if VP */
 };
 
 union rce_rx_desc {
@@ -46,6 +46,7 @@ union rce_rx_desc {
 
 #define RCE_RXD_STAT_DD		BIT(0)	/* descriptor done */
 #define RCE_RXD_STAT_EOP	BIT(1)	/* last buffer of the frame */
+#define RCE_RXD_STAT_VP		BIT(3)	/* tag stripped (CTRL.VME), TCI in vlan */
 #define RCE_RXD_MRQ_RSS_TYPE	0xf	/* 0 none, 1/3 TCP v4/v6, 2/4/5 IP */
 /* CRC/alignment, symbol, sequence, carrier extension, RX data errors */
 #define RCE_RXD_ERR_FRAME	(BIT(24) | BIT(25) | BIT(26) | BIT(28) | BIT(31))

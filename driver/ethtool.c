@@ -12,7 +12,7 @@
 
 static const char * const rce_rxq_stat_names[] = {
 	"packets", "bytes", "errors", "to_ring", "to_stack", "irqs", "masks",
-	"unmasks", "wakeups", "batches", "buf_allocs", "skb_allocs",
+	"unmasks", "wakeups", "batches", "buf_allocs", "vlan_stripped",
 	"skb_failed",
 };
 
@@ -208,7 +208,7 @@ static u64 *rce_rxq_stats(struct rce_rx_ring *rx, u64 *v)
 		v[8] = u64_stats_read(&s->wakeups);
 		v[9] = u64_stats_read(&s->batches);
 		v[10] = u64_stats_read(&s->buf_allocs);
-		v[11] = u64_stats_read(&s->skb_allocs);
+		v[11] = u64_stats_read(&s->vlan_stripped);
 		v[12] = u64_stats_read(&s->dropped);
 	} while (u64_stats_fetch_retry(&s->syncp, start));
 	v[5] = atomic_long_read(&rx->irqs);

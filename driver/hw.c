@@ -201,6 +201,28 @@ void rce_hw_setup_rss(struct rce_adapter *ad)
 	       RCE_MRQC_IPV6_EX);
 }
 
+/**
+ * rce_hw_set_vlan_strip - strip 802.1Q tags on receive, or leave them
+ * @ad: the adapter
+ * @on: NETIF_F_HW_VLAN_CTAG_RX (ethtool -K DEV rxvlan on|off)
+ *
+ * With CTRL.VME the NIC removes a tag whose ethertype is VET from the
+ * frame and writes its TCI into the descriptor (status VP), for frames
+ * landing from then on; each descriptor says which way its frame came.
+ * VET is set here too: its reset value is not one to rely on.
+ */
+void rce_hw_set_vlan_strip(struct rce_adapter *ad, bool on)
+{
+	u32 ctrl = rce_rd(ad, RCE_CTRL);
+
+	rce_wr(ad, RCE_VET, ETH_P_8021Q);
+	if (on)
+		ctrl |= RCE_CTRL_VME;
+	else
+		ctrl &= ~RCE_CTRL_VME;
+	rce_wr(ad, RCE_CTRL, ctrl);
+}
+
 /* Interrupt throttling (ethtool -C rx-usecs); registers count 256 ns. */
 void rce_hw_set_itr(struct rce_adapter *ad)
 {

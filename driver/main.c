@@ -134,6 +134,9 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	netdev->min_mtu = ETH_MIN_MTU;
 	netdev->max_mtu = ETH_DATA_LEN;
 	netdev->watchdog_timeo = 5 * HZ;
+	/* Receive tag stripping only, on by default as in the stock e1000e. */
+	netdev->hw_features = NETIF_F_HW_VLAN_CTAG_RX;
+	netdev->features = NETIF_F_HW_VLAN_CTAG_RX;
 	netif_napi_add_tx(netdev, &ad->tx.napi, rce_tx_poll);
 
 	/* No carrier until the link says so, from the first open on. */

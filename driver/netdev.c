@@ -185,6 +185,19 @@ static void rce_get_stats64(struct net_device *netdev,
 	spin_unlock_irqrestore(&ad->stats_lock, flags);
 }
 
+/* Called under RTNL before netdev->features changes. */
+static int rce_set_features(struct net_device *netdev,
+			    netdev_features_t features)
+{
+	struct rce_adapter *ad = netdev_priv(netdev);
+	netdev_features_t changed = netdev->features ^ features;
+
+	/* Down, rce_rx_configure() applies it at the next open. */
+	if ((changed & NETIF_F_HW_VLAN_CTAG_RX) && ad->up)
+		rce_hw_set_vlan_strip(ad, features & NETIF_F_HW_VLAN_CTAG_RX);
+	return 0;
+}
+
 const struct net_device_ops rce_netdev_ops = {
 	.ndo_open		= rce_open,
 	.ndo_stop		= rce_stop,
@@ -194,4 +207,5 @@ const struct net_device_ops rce_netdev_ops = {
 	.ndo_set_mac_address	= rce_set_mac_address,
 	.ndo_validate_addr	= eth_validate_addr,
 	.ndo_tx_timeout		= rce_tx_timeout,
+	.ndo_set_features	= rce_set_features,
 };

@@ -60,7 +60,7 @@ struct rce_rx_stats {
 	u64_stats_t	wakeups;
 	u64_stats_t	batches;
 	u64_stats_t	buf_allocs;
-	u64_stats_t	skb_allocs;
+	u64_stats_t	vlan_stripped;	/* tags the NIC took out (VP) */
 	u64_stats_t	dropped;	/* no skb for the stack */
 	struct u64_stats_sync syncp;
 };
@@ -177,6 +177,7 @@ void rce_hw_read_mac(struct rce_adapter *ad, u8 *mac);
 void rce_hw_set_mac(struct rce_adapter *ad, const u8 *mac);
 void rce_hw_set_rx_mode(struct rce_adapter *ad);
 void rce_hw_setup_rss(struct rce_adapter *ad);
+void rce_hw_set_vlan_strip(struct rce_adapter *ad, bool on);
 void rce_hw_set_itr(struct rce_adapter *ad);
 void rce_link_update(struct rce_adapter *ad);
 void rce_hw_stats_update(struct rce_adapter *ad);

@@ -31,6 +31,7 @@
 #define   RCE_EERD_DATA_SHIFT	16
 #define RCE_CTRL_EXT		0x0018
 #define   RCE_CTRL_EXT_PBA	BIT(31)	/* PBA support, set with MSI-X */
+#define RCE_VET			0x0038	/* the ethertype CTRL.VME strips */
 
 /* Interrupts */
 #define RCE_ICR			0x00C0	/* cause, read to clear */

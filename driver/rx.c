@@ -10,6 +10,7 @@
  * ringcap says whether the stack must have it too (transparent modes).
  */
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/skbuff.h>
 #include "rce.h"
 #include "trace.h"
@@ -116,6 +117,8 @@ void rce_rx_configure(struct rce_adapter *ad)
 	rce_wr(ad, RCE_RADV, 0);
 	rce_wr(ad, RCE_RFCTL, RCE_RFCTL_EXSTEN | RCE_RFCTL_ACK_DIS);
 	rce_hw_setup_rss(ad);
+	rce_hw_set_vlan_strip(ad, ad->netdev->features &
+			      NETIF_F_HW_VLAN_CTAG_RX);
 
 	netif_addr_lock_bh(ad->netdev);
 	rce_wr(ad, RCE_RCTL, RCE_RCTL_BAM | RCE_RCTL_SECRC |
@@ -134,6 +137,7 @@ bool rce_rx_pending(struct rce_rx_ring *rx)
 
 struct rce_rx_tally {
 	unsigned int packets, bytes, errors, to_ring, to_stack, dropped;
+	unsigned int vlan_stripped;
 };
 
 /* Hash types 1 and 3 are TCP over IPv4/IPv6: the hash covers the ports. */
@@ -150,9 +154,13 @@ static enum pkt_hash_types rce_rss_type(u32 mrq)
 	}
 }
 
-/* One good frame: to the rings and/or to a fresh skb on @list. */
+/*
+ * One good frame: to the rings and/or to a fresh skb on @list. A tag the
+ * NIC stripped (VP) goes with it: to the rings in the record, to the
+ * stack as the skb's accelerated tag.
+ */
 static void rce_rx_frame(struct rce_rx_ring *rx, struct ringcap_dev *rd,
-			 const union rce_rx_desc *d, const void *data,
+			 const union rce_rx_desc *d, u32 st, const void *data,
 			 unsigned int len, struct list_head *list,
 			 struct rce_rx_tally *t)
 {
@@ -161,9 +169,13 @@ static void rce_rx_frame(struct rce_rx_ring *rx, struct ringcap_dev *rd,
 	struct ringcap_rx_meta meta = {
 		.rss_hash = le32_to_cpu(d->wb.rss_hash),
 		.has_hash = htype != PKT_HASH_TYPE_NONE,
+		.vlan_tci = le16_to_cpu(d->wb.vlan),
+		.has_vlan = !!(st & RCE_RXD_STAT_VP),
 	};
 	unsigned int where = RINGCAP_RX_STACK;
 	struct sk_buff *skb;
+
+	t->vlan_stripped += meta.has_vlan;
 
 	if (rd)
 		where = ringcap_rx(rd, rx->q, data, len, &meta);
@@ -183,6 +195,8 @@ static void rce_rx_frame(struct rce_rx_ring *rx, struct ringcap_dev *rd,
 	ringcap_rx_skb(skb, where);
 	if (meta.has_hash)
 		skb_set_hash(skb, meta.rss_hash, htype);
+	if (meta.has_vlan)
+		__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q), meta.vlan_tci);
 	list_add_tail(&skb->list, list);
 	t->to_stack++;
 }
@@ -235,7 +249,7 @@ unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget)
 		} else {
 			t.packets++;
 			t.bytes += len;
-			rce_rx_frame(rx, rd, d, b->data, len, &list, &t);
+			rce_rx_frame(rx, rd, d, st, b->data, len, &list, &t);
 		}
 		dma_sync_single_for_device(dev, b->dma, RCE_RX_BUF_LEN,
 					   DMA_FROM_DEVICE);
@@ -265,7 +279,7 @@ unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget)
 	u64_stats_add(&rx->stats.errors, t.errors);
 	u64_stats_add(&rx->stats.to_ring, t.to_ring);
 	u64_stats_add(&rx->stats.to_stack, t.to_stack);
-	u64_stats_add(&rx->stats.skb_allocs, t.to_stack);
+	u64_stats_add(&rx->stats.vlan_stripped, t.vlan_stripped);
 	u64_stats_add(&rx->stats.dropped, t.dropped);
 	u64_stats_inc(&rx->stats.batches);
 	u64_stats_update_end(&rx->stats.syncp);

@@ -3,11 +3,12 @@
 #
 # ringcap_e1000e on QEMU's 82574L, end to end: ordinary networking over a
 # pair of NICs (one in a second network namespace) in every transparent
-# mode, RSS over both RX queues from a host traffic generator, the RX
-# threads and their interrupt counters, steady-state receive without
-# allocations, mode switches under traffic, ethtool, link changes from the
-# QEMU monitor, missed frames under overload, reload/rebind cycles and
-# moving a NIC to the stock e1000e and back.
+# mode, VLAN tags stripped by the NIC or by ringcap, RSS over both RX
+# queues from a host traffic generator, the RX threads and their interrupt
+# counters, steady-state receive without allocations (counted by bpftrace
+# on the kmem tracepoints), mode switches under traffic, ethtool, link
+# changes from the QEMU monitor, missed frames under overload,
+# reload/rebind cycles and moving a NIC to the stock e1000e and back.
 #
 # Runs in a guest as root (scripts/vm/run ... --nic e1000e-pair
 # --nic e1000e-dgram), after run_guest.sh loaded ringcap. NICs are known by
@@ -32,6 +33,10 @@
 #   RC_E1000E_TCP_MB  size of the TCP transfers (default 10)
 #                   (the debug tier lowers the two volumes: its kernel is
 #                   several times slower and every case still runs)
+#   RC_E1000E_ONLY  run only the cases whose function is in this list
+#                   (e.g. "t_rss t_noalloc t_vlan"; the setup cases always
+#                   run); the others are skipped. For development only:
+#                   later cases lean on the state earlier ones leave.
 #
 # Output: TAP. Exit status: 0 all passed, 1 a test failed, 4 skipped.
 set -euo pipefail
@@ -50,6 +55,7 @@ RINGCAP_RUN=$LPR/ringcap-run
 CYCLES=${RC_E1000E_CYCLES:-20}
 FRAMES=${RC_E1000E_FRAMES:-100000}
 TCP_MB=${RC_E1000E_TCP_MB:-10}
+ONLY=${RC_E1000E_ONLY:-}
 PARAMS=/sys/module/ringcap/parameters
 DRV=ringcap_e1000e
 PCI_DRV=/sys/bus/pci/drivers
@@ -58,7 +64,7 @@ A=rce0 B=rce1 G=rce2		# pair side 1, pair side 2 (in $NS), generator
 IP_A=10.9.0.1 IP_B=10.9.0.2
 MAC=(52:54:00:12:34:10 52:54:00:12:34:11 52:54:00:12:34:12)
 PCI=(- - -)
-PLAN=42
+PLAN=44
 
 # Missing prerequisites: a failure when required, else a skip.
 if [ "${RC_REQUIRE:-0}" = 1 ]; then MISSING=1; else MISSING=4; fi
@@ -84,6 +90,10 @@ tcase() {
 	msg=
 	if [ -n "$broken" ]; then
 		result 1 "$name" "not run: $broken"
+		return 0
+	fi
+	if [ -n "$ONLY" ] && [[ " $ONLY t_find t_load t_setup " != *" $1 "* ]]; then
+		result 4 "$name" "not in RC_E1000E_ONLY"
 		return 0
 	fi
 	"$@" || rc=$?
@@ -550,6 +560,146 @@ t_tcpdump_same() {
 tcase "mode 2: Debian's tcpdump through ringcap-run on $B writes the $TD_N frames from $A byte-exact, in order" t_tcpdump_ring
 tcase "mode 0: the same capture through AF_PACKET (RINGCAP_DISABLE=1) holds the same frames" t_tcpdump_same
 
+# ---- VLAN tags: stripped by the NIC or by ringcap, reported either way -----
+
+# With rx-vlan-offload on (the default) the driver sets CTRL.VME: the NIC
+# takes an 802.1Q tag (VET 0x8100) out of the frame and writes its TCI into
+# the descriptor (status VP); the driver counts it (rx<q>_vlan_stripped)
+# and passes it to ringcap as has_vlan. With it off the tag reaches ringcap
+# in the frame, and ringcap takes it out itself, as the standard path does
+# before its taps. Either way the record is the same: the outer tag in
+# RINGCAP_REC_VLAN (vlan_tci, vlan_proto), anything inside it left in the
+# data. Sent from $A: 802.1Q frames (TCI $VLAN_TCI), which the NIC strips
+# when told to, and QinQ frames (802.1ad $VLAN_STAG outside, the same
+# 802.1Q inside), whose outer tag it never strips (not VET). Mode 2 on $B,
+# so that each record is what the driver handed ringcap.
+VLAN_N=10 VLAN_TCI=0x2123 VLAN_STAG=0x0456	# C-tag PCP 1 VID 0x123, S-tag VID 0x456
+t_vlan() { # on|off
+	local rpid want=$1 feat single qinq other stripped out rc=0
+	local -A v0 v1
+	set_mode 2
+	in_dev "$B" ethtool -K "$B" rxvlan "$want" 2>"$tmp/vlan.err" ||
+		{ msg="ethtool -K $B rxvlan $want: $(cat "$tmp/vlan.err")"; set_mode 0; return 1; }
+	feat=$(in_dev "$B" ethtool -k "$B" | sed -n 's/^rx-vlan-offload: //p')
+	snap v0 "$B" || { msg="ethtool -S $B failed"; set_mode 0; return 1; }
+	ip netns exec "$NS" "$PY" -S "$NETPY" --timeout 60 ring-recv --dev "$B" \
+		--count $((2 * VLAN_N)) --idle 10 >"$tmp/vlan.out" 2>&1 &
+	rpid=$!
+	if wait_for 20 grep -qx ready "$tmp/vlan.out"; then
+		out=$("$PY" -S "$NETPY" vlan-send --dev "$A" --dst-mac "${MAC[1]}" \
+			--tci "$VLAN_TCI" --count "$VLAN_N" --pps 200 2>&1) &&
+			out=$("$PY" -S "$NETPY" vlan-send --dev "$A" --dst-mac "${MAC[1]}" \
+				--tci "$VLAN_TCI" --stag "$VLAN_STAG" --count "$VLAN_N" --pps 200 2>&1) ||
+			{ msg="vlan-send: $out"; rc=1; }
+	else
+		msg="ring-recv not ready: $(tail -n 2 "$tmp/vlan.out" | tr '\n' ' ')"
+		rc=1
+	fi
+	wait "$rpid" || true
+	settle "$B" || true
+	snap v1 "$B"
+	set_mode 0
+	in_dev "$B" ethtool -K "$B" rxvlan on 2>/dev/null || true
+	[ "$rc" = 0 ] || return 1
+	# The records of our frames; anything else on the wire (untagged)
+	# is counted in "other".
+	single=$(grep -c "^rec: flags=0x[0-9a-f]*[2367abef] caplen=60 wire_len=60 vlan_tci=$VLAN_TCI vlan_proto=0x8100 type=0x800 " "$tmp/vlan.out" || true)
+	qinq=$(grep -c "^rec: flags=0x[0-9a-f]*[2367abef] caplen=64 wire_len=64 vlan_tci=$(printf 0x%x "$VLAN_STAG") vlan_proto=0x88a8 type=0x8100 tag=$VLAN_TCI\$" "$tmp/vlan.out" || true)
+	other=$(($(grep -c '^rec: ' "$tmp/vlan.out" || true) - single - qinq))
+	stripped=$(($(d v0 v1 rx0_vlan_stripped) + $(d v0 v1 rx1_vlan_stripped)))
+	msg="rx-vlan-offload: ${feat:-?}, NIC stripped $stripped; $VLAN_N 802.1Q frames recorded untagged with RINGCAP_REC_VLAN ($VLAN_TCI, 0x8100): $single; $VLAN_N QinQ recorded with the outer tag in RINGCAP_REC_VLAN ($VLAN_STAG, 0x88a8) and the inner in the data: $qinq; other records: $other"
+	if [ "$feat" = "$want" ] && [ "$single" = "$VLAN_N" ] && [ "$qinq" = "$VLAN_N" ] &&
+		[ "$stripped" = "$([ "$want" = on ] && echo "$VLAN_N" || echo 0)" ]; then
+		return 0
+	fi
+	echo "# the records ring-recv saw:"
+	grep -v '^rec: ' "$tmp/vlan.out" | show
+	grep '^rec: ' "$tmp/vlan.out" | sort | uniq -c | head -n 8 | show
+	return 1
+}
+tcase "VLAN, mode 2, rx-vlan-offload on: the NIC strips 802.1Q tags (vlan_stripped), the records report the outer tag, a QinQ inner tag stays in the data" t_vlan on
+tcase "VLAN, mode 2, rx-vlan-offload off: nothing stripped by the NIC, ringcap reports the same records" t_vlan off
+set_mode 0
+
+# ---- allocations counted from outside the driver (bpftrace) ---------------
+
+# Every slab object (kmalloc, kmem_cache_alloc, and their _node variants on
+# kernels that still have them) and every page passes one of these.
+ALLOC_TPS="kmalloc kmalloc_node kmem_cache_alloc kmem_cache_alloc_node mm_page_alloc"
+AW_PID= AW_RC=0 AW_WHY= AW_TOTAL= AW_PROBES= AW_IRQS=
+AW_OUT=$tmp/allocs.out
+# alloc_watch_start DEV: count every allocation made on the stacks of
+# DEV's RX threads (DEV-rx0, DEV-rx1), until alloc_watch_stop: their own
+# code (the driver, ringcap's delivery and wake-ups) and whatever
+# softirqs and interrupts run on them; and in the RX queues' interrupt
+# handlers (MSI-X vectors DEV-rx0, DEV-rx1), whichever task they
+# interrupt. 0 once bpftrace is attached; else AW_WHY says why and AW_RC
+# is 4 (skip) when this kernel cannot run it (no BTF: the debug tier),
+# else $MISSING or 1.
+alloc_watch_start() {
+	local tp q pid irq pids= irqs= tr=/sys/kernel/tracing
+	AW_PID= AW_RC=1 AW_WHY= AW_TOTAL= AW_PROBES=
+	if ! command -v bpftrace >/dev/null; then
+		AW_WHY="no bpftrace (apt-get install bpftrace)"
+		AW_RC=$MISSING
+		return 1
+	fi
+	mountpoint -q $tr || mount -t tracefs none $tr 2>/dev/null || true
+	for tp in $ALLOC_TPS; do
+		[ ! -d "$tr/events/kmem/$tp" ] || AW_PROBES+="${AW_PROBES:+,}tracepoint:kmem:$tp"
+	done
+	for tp in kmalloc kmem_cache_alloc mm_page_alloc; do
+		[ -d "$tr/events/kmem/$tp" ] || { AW_WHY="no kmem:$tp tracepoint in $tr"; return 1; }
+	done
+	for q in 0 1; do
+		pid=$(kthread_pid "$1-rx$q") || { AW_WHY="no $1-rx$q thread"; return 1; }
+		pids+="${pids:+ || }tid == $pid"
+		irq=$(awk -v n="$1-rx$q" '$NF == n {sub(":", "", $1); print $1}' /proc/interrupts)
+		[ -z "$irq" ] || irqs+="${irqs:+ || }args->irq == $irq"
+	done
+	[ -n "$irqs" ] || irqs=0
+	cat >"$tmp/allocs.bt" <<-EOF
+	BEGIN { printf("attached\n"); }
+	tracepoint:irq:irq_handler_entry / $irqs / { @in_irq[cpu] = 1; }
+	tracepoint:irq:irq_handler_exit / $irqs / { delete(@in_irq[cpu]); }
+	$AW_PROBES
+	/ $pids || @in_irq[cpu] /
+	{
+		@total = count();
+		@allocs[probe, comm] = count();
+		@stacks[kstack(12)] = count();
+	}
+	END { printf("=== end\n"); clear(@in_irq); }
+	EOF
+	AW_IRQS=$(sed 's/args->irq == //g; s/ || /,/g' <<<"$irqs")
+	bpftrace "$tmp/allocs.bt" >"$AW_OUT" 2>&1 &
+	AW_PID=$!
+	# Compiling takes 10-30 s under TCG.
+	wait_for 240 grep -q '^attached' "$AW_OUT" && return 0
+	AW_WHY="bpftrace did not attach: $(grep -v '^attached' "$AW_OUT" | tail -n 3 | tr '\n' ' ')"
+	[ -r /sys/kernel/btf/vmlinux ] || { AW_RC=4; AW_WHY+=" ($(uname -r) has no BTF)"; }
+	kill "$AW_PID" 2>/dev/null || true
+	wait "$AW_PID" 2>/dev/null || true
+	AW_PID=
+	return 1
+}
+# alloc_watch_stop: stop it; AW_TOTAL is what it counted.
+alloc_watch_stop() {
+	[ -n "$AW_PID" ] || return 0
+	kill -INT "$AW_PID" 2>/dev/null || true
+	wait_for 60 eval "! kill -0 $AW_PID" || kill -KILL "$AW_PID" 2>/dev/null || true
+	wait "$AW_PID" 2>/dev/null || true
+	AW_PID=
+	if ! grep -q '^=== end' "$AW_OUT"; then
+		AW_WHY="bpftrace ended without its totals: $(tail -n 3 "$AW_OUT" | tr '\n' ' ')"
+		AW_RC=1
+		return 1
+	fi
+	# A map that was never written is not printed: no line, no allocation.
+	AW_TOTAL=$(sed -n 's/^@total: \([0-9]*\)$/\1/p' "$AW_OUT")
+	AW_TOTAL=${AW_TOTAL:-0}
+}
+
 # ---- RSS, no allocations, interrupts (host generator, mode 2) -----------
 
 declare -A R0 R1
@@ -561,6 +711,8 @@ t_rss() {
 	rc_start q0 "$G@0" || return 1
 	rc_start q1 "$G@1" || return 1
 	rc_start all "$G" || return 1
+	# Attached before the first frame, so that t_noalloc counts them all.
+	alloc_watch_start "$G" || true
 	snap R0 "$G" || { msg="ethtool -S $G failed"; return 1; }
 	before=$(rxsum "$G")
 	# Offer until the NIC took $FRAMES frames; the host drops what QEMU
@@ -574,6 +726,7 @@ t_rss() {
 		[ $(($(rxsum "$G") - before - got)) -ge $((GEN_SENT * 9 / 10)) ] || rate=$((rate / 2))
 	done
 	snap R1 "$G"
+	alloc_watch_stop || true
 	rc_stop q0
 	rc_stop q1
 	rc_stop all
@@ -608,19 +761,34 @@ t_rss_sum() {
 	[ $(($(rc_frames q0) + $(rc_frames q1))) = "$total" ] && [ "$(rc_frames all)" = "$total" ]
 }
 tcase "RSS: the captures of $G@0 and $G@1 add up to the total" t_rss_sum
+# Counted from outside: bpftrace on the kmem tracepoints, on the stacks of
+# $G's RX threads, for the whole RSS run. The driver's own rx<q>_buf_allocs
+# shows only that the buffers were not reallocated (it moves at interface
+# up and ring resize).
 t_noalloc() {
-	local q k bad=
+	local q bad= frames
 	need_rss || return 1
-	msg="$(($(d R0 R1 rx0_packets) + $(d R0 R1 rx1_packets))) frames in mode 2:"
+	frames=$(($(d R0 R1 rx0_packets) + $(d R0 R1 rx1_packets)))
+	msg="$frames frames in mode 2:"
+	[ "$frames" -ge "$FRAMES" ] || { msg+=" fewer than $FRAMES;"; bad=1; }
 	for q in 0 1; do
-		for k in buf_allocs skb_allocs; do
-			msg+=" rx${q}_$k ${R0[rx${q}_$k]:-?}->${R1[rx${q}_$k]:-?}"
-			[ -n "${R0[rx${q}_$k]:-}" ] && [ "$(d R0 R1 "rx${q}_$k")" = 0 ] || bad=1
-		done
+		msg+=" rx${q}_buf_allocs ${R0[rx${q}_buf_allocs]:-?}->${R1[rx${q}_buf_allocs]:-?}"
+		[ -n "${R0[rx${q}_buf_allocs]:-}" ] && [ "$(d R0 R1 "rx${q}_buf_allocs")" = 0 ] || bad=1
 	done
-	[ -z "$bad" ] && [ $(($(d R0 R1 rx0_packets) + $(d R0 R1 rx1_packets))) -ge "$FRAMES" ]
+	if [ -z "$AW_TOTAL" ]; then
+		msg+="; allocations not counted: $AW_WHY"
+		[ -z "$bad" ] || return 1
+		return "$AW_RC"
+	fi
+	msg+="; allocations on $G-rx0/rx1's stacks and in their IRQ handlers (IRQs $AW_IRQS): $AW_TOTAL (${AW_PROBES//tracepoint:kmem:/})"
+	if [ "$AW_TOTAL" != 0 ]; then
+		echo "# bpftrace counted, by tracepoint and thread, then by stack:"
+		grep -v -e '^attached' -e '^=== end' "$AW_OUT" | head -n 80 | show
+		bad=1
+	fi
+	[ -z "$bad" ]
 }
-tcase "no allocations: $FRAMES frames received in mode 2 allocate no buffer or skb" t_noalloc
+tcase "no allocations: $FRAMES frames received in mode 2, counted by bpftrace on the kmem tracepoints of the RX threads: 0" t_noalloc
 t_ring_got() {
 	local total
 	need_rss || return 1
@@ -897,7 +1065,7 @@ t_eth_S() {
 	local -A s
 	snap s "$A" || { msg="ethtool -S $A failed"; return 1; }
 	for k in rx0_packets rx0_bytes rx0_errors rx0_to_ring rx0_to_stack rx0_irqs \
-		rx0_masks rx0_unmasks rx0_wakeups rx0_batches rx0_buf_allocs rx0_skb_allocs \
+		rx0_masks rx0_unmasks rx0_wakeups rx0_batches rx0_buf_allocs rx0_vlan_stripped \
 		rx0_skb_failed tx0_packets tx0_bytes tx0_busy tx0_cleaned rx_missed rx_no_buffer \
 		rx_overruns rx_crc_errors rx_length_errors rx_hw_packets tx_hw_packets irq_other link_changes; do
 		[ -n "${s[$k]:-}" ] || missing+=" $k"
@@ -928,9 +1096,23 @@ starve() {
 		echo $SECONDS >"$1.held"' sh "$2" &
 	STARVE_PID=$!
 }
+# qemu_nic PCI: the NIC is QEMU's 82574L model: the machine says QEMU
+# (DMI) and the device carries the subsystem IDs QEMU's e1000e gives it.
+# A real 82574L passed through to a QEMU guest has its card's own IDs and
+# counts as real hardware.
+QEMU_SUBSYS=0x8086:0x0000
+qemu_nic() {
+	local p=/sys/bus/pci/devices/$1
+	[ "$(cat /sys/class/dmi/id/sys_vendor 2>/dev/null)" = QEMU ] &&
+		[ "$(cat "$p/subsystem_vendor"):$(cat "$p/subsystem_device")" = "$QEMU_SUBSYS" ]
+}
 # The host sends flat out (for 5 s at most) into a 64-descriptor ring while
 # queue 0's RX thread is starved: a SCHED_FIFO loop holds its CPU for the
-# whole run. Queue 0 runs out of descriptors and the NIC must say so.
+# whole run. Queue 0 runs out of descriptors and the NIC must say so: on
+# real hardware MPC counts the frames it had no room for, and the socket's
+# nic_dropped must be exactly that. QEMU's model never counts MPC (see
+# t_missed_rise and docs/DRIVER.md): 0 = 0 proves nothing there, so the
+# case is skipped and the per-layer accounting below is the check.
 t_missed_report() {
 	local r t cpu rt
 	have_host || return "$MISSING"
@@ -960,11 +1142,16 @@ t_missed_report() {
 	[ "$GEN_SENT" -gt 0 ] || return 1
 	miss_ok=1
 	msg="$G-rx0 starved on CPU $cpu for $(cat "$tmp/unstarve.held")s, the host sent for $(kv seconds "$GEN_OUT")s"
-	msg+="; rx_missed +$(d M0 M1 rx_missed), rx_missed_errors +$(d M0 M1 sys_rx_missed), ringcount nic_dropped $(rc_val miss nic_dropped)"
+	msg+="; rx_missed (MPC) +$(d M0 M1 rx_missed), rx_missed_errors +$(d M0 M1 sys_rx_missed), ringcount nic_dropped $(rc_val miss nic_dropped)"
+	if qemu_nic "${PCI[2]}"; then
+		msg+="; QEMU's 82574L model (subsystem $QEMU_SUBSYS, DMI vendor QEMU) never counts MPC: nothing to compare, the per-layer accounting case checks this run"
+		return 4
+	fi
+	[ "$(d M0 M1 rx_missed)" -gt 0 ] || { msg+="; no frame missed: no overload reached"; return 1; }
 	[ "$(d M0 M1 rx_missed)" = "$(d M0 M1 sys_rx_missed)" ] &&
 		[ "$(rc_val miss nic_dropped)" = "$(d M0 M1 rx_missed)" ]
 }
-tcase "missed frames: rx_missed, rx_missed_errors and the socket's nic_dropped agree" t_missed_report
+tcase "missed frames: the socket's nic_dropped equals the NIC's MPC delta (rx_missed, rx_missed_errors)" t_missed_report
 rc_stop miss
 set_mode 0
 

@@ -3,10 +3,14 @@
  * The receive path: frames over a veth pair (the standard path, mode 0)
  * and over the sim device in each transparent mode arrive byte-exact, in
  * order, with the right lengths and timestamps; snaplen, BPF filters,
- * several sockets on one device and binding to one RX queue.
+ * several sockets on one device, binding to one RX queue, and where a
+ * VLAN tag ends up.
  */
+#include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/socket.h>
 #include <arpa/inet.h>
 #include <linux/filter.h>
@@ -340,69 +344,163 @@ TEST_F_TIMEOUT(sim, queue_binding_gets_only_that_queue, 180)
 }
 
 /*
- * A VLAN-tagged frame: the tag is either still in the frame, or stripped
- * and reported in the record (RINGCAP_REC_VLAN with TCI and protocol).
+ * VLAN tags. ringcap records a tagged frame as the standard receive path
+ * presents it to its taps: the outer tag out of the data and in the record
+ * (RINGCAP_REC_VLAN, vlan_tci, vlan_proto), anything inside it (the C-tag
+ * of a QinQ frame) left in the data. Each variant sends an 802.1Q frame
+ * and a QinQ frame (802.1ad outside, 802.1Q inside) and checks both parts
+ * of each record:
+ *
+ *  - veth, with rx-vlan-offload on and off: mode 0, the standard path. The
+ *    core moves the outer tag into skb->vlan_tci (skb_vlan_untag() in
+ *    __netif_receive_skb_core()) before the taps run, whatever veth's
+ *    flag says: on 6.1 and 6.12 it changes nothing on veth's receive
+ *    path, and both settings give the same records.
+ *  - the sim in mode 0: the same path, from a driver's skb.
+ *  - the sim in modes 1 and 2: the aware path, before any skb. The sim
+ *    strips nothing and passes no has_vlan, so ringcap takes the outer
+ *    tag out itself. (ringcap_e1000e's NIC strips 802.1Q tags when
+ *    rx-vlan-offload is on and passes them as has_vlan: e1000e.sh.)
  */
-FIXTURE(veth)
+FIXTURE(vlan)
 {
 	struct rc_env env;
 	int pkt_fd;
+	int idx;
 };
 
-FIXTURE_SETUP(veth)
+FIXTURE_VARIANT(vlan)
 {
+	bool sim;
+	int mode;		/* sim only */
+	const char *rxvlan;	/* veth only: ethtool -K DEV rxvlan on|off */
+};
+
+FIXTURE_VARIANT_ADD(vlan, veth_rxvlan_on) { .rxvlan = "on" };
+FIXTURE_VARIANT_ADD(vlan, veth_rxvlan_off) { .rxvlan = "off" };
+FIXTURE_VARIANT_ADD(vlan, sim_mode0) { .sim = true, .mode = 0 };
+FIXTURE_VARIANT_ADD(vlan, sim_mode1) { .sim = true, .mode = 1 };
+FIXTURE_VARIANT_ADD(vlan, sim_mode2) { .sim = true, .mode = 2 };
+
+FIXTURE_SETUP(vlan)
+{
+	self->pkt_fd = -1;
+	if (variant->sim) {
+		RC_SETUP_SIM(&self->env);
+		RC_SET_MODE(variant->mode);
+		self->idx = self->env.sim_idx;
+		return;
+	}
 	RC_SETUP_VETH(&self->env);
+	self->idx = self->env.vb_idx;
 	self->pkt_fd = rc_packet_open(self->env.va_idx);
 	ASSERT_LE(0, self->pkt_fd);
+	ASSERT_EQ(0, rc_sh("ethtool -K %s rxvlan %s", self->env.vb,
+			   variant->rxvlan));
+	ASSERT_EQ(0, rc_sh("ethtool -k %s | grep -qx 'rx-vlan-offload: %s'",
+			   self->env.vb, variant->rxvlan))
+		TH_LOG("ethtool -k %s does not say rx-vlan-offload: %s",
+		       self->env.vb, variant->rxvlan);
 }
 
-FIXTURE_TEARDOWN(veth)
+FIXTURE_TEARDOWN(vlan)
 {
+	if (self->pkt_fd >= 0)
+		close(self->pkt_fd);
 	rc_teardown(&self->env);
 }
 
-TEST_F(veth, vlan_tag_reinserted_or_reported)
+/* One raw frame through the sim's inject file: queue, length, bytes. */
+static int sim_inject_raw(const char *dev, const uint8_t *frame,
+			  uint16_t len)
+{
+	uint8_t buf[4 + RC_MAX_LEN + 8];
+	uint16_t q = htole16(0), l = htole16(len);
+	char path[256];
+	ssize_t w;
+	int fd;
+
+	snprintf(path, sizeof(path), RC_SIM_DEBUGFS "/%s/inject", dev);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memcpy(buf, &q, 2);
+	memcpy(buf + 2, &l, 2);
+	memcpy(buf + 4, frame, len);
+	w = write(fd, buf, 4 + len);
+	close(fd);
+	return w == 4 + len ? 0 : -EIO;
+}
+
+/* Put a tag (ethertype, TCI) after the MAC addresses of frame. */
+static unsigned int vlan_push(uint8_t *out, const uint8_t *frame,
+			      unsigned int len, uint16_t proto, uint16_t tci)
+{
+	uint16_t be;
+
+	memcpy(out, frame, 12);
+	be = htons(proto);
+	memcpy(out + 12, &be, 2);
+	be = htons(tci);
+	memcpy(out + 14, &be, 2);
+	memcpy(out + 16, frame + 12, len - 12);
+	return len + 4;
+}
+
+TEST_F(vlan, outer_tag_reported_inner_tag_in_data)
 {
 	struct rc_spec s = { .seq = 77, .len = 200, .queue = 0, .run = 6 };
-	uint8_t plain[RC_MAX_LEN], tagged[RC_MAX_LEN + 4];
+	uint8_t plain[RC_MAX_LEN], ctag[RC_MAX_LEN + 4], qinq[RC_MAX_LEN + 8];
 	const uint16_t tci = 0x2123;	/* PCP 1, VID 0x123 */
-	const struct ringcap_rec *rec;
+	const uint16_t stci = 0x0456;	/* VID 0x456 */
 	struct sockaddr_ll a = { .sll_family = AF_PACKET };
+	const struct { const uint8_t *frame, *want; unsigned int len, want_len;
+		       uint16_t tci, proto; } f[2] = {
+		{ ctag, plain, s.len + 4, s.len, tci, ETH_P_8021Q },
+		{ qinq, ctag, s.len + 8, s.len + 4, stci, ETH_P_8021AD },
+	};
+	const struct ringcap_rec *rec;
 	struct ringcap_stats st;
 	const uint8_t *data;
 	struct rc_ring r;
-	uint16_t be;
+	int i;
 
 	rc_frame_build(plain, &s);
-	memcpy(tagged, plain, 12);
-	be = htons(ETH_P_8021Q);
-	memcpy(tagged + 12, &be, 2);
-	be = htons(tci);
-	memcpy(tagged + 14, &be, 2);
-	memcpy(tagged + 16, plain + 12, s.len - 12);
+	vlan_push(ctag, plain, s.len, ETH_P_8021Q, tci);
+	vlan_push(qinq, ctag, s.len + 4, ETH_P_8021AD, stci);
 
-	ASSERT_EQ(0, rc_open_bound(&r, self->env.vb_idx, RINGCAP_QUEUE_ANY,
-				   0));
+	ASSERT_EQ(0, rc_open_bound(&r, self->idx, RINGCAP_QUEUE_ANY, 0));
 	a.sll_ifindex = self->env.va_idx;
 	a.sll_halen = ETH_ALEN;
 	memcpy(a.sll_addr, plain, ETH_ALEN);
-	ASSERT_EQ(s.len + 4, sendto(self->pkt_fd, tagged, s.len + 4, 0,
-				    (struct sockaddr *)&a, sizeof(a)));
-	RC_WAIT_ACCOUNTED(r.fd, 1, &st);
-	ASSERT_EQ(1, st.received);
+	for (i = 0; i < 2; i++) {
+		if (variant->sim) {
+			ASSERT_EQ(0, sim_inject_raw(self->env.sim, f[i].frame,
+						    f[i].len));
+		} else {
+			ASSERT_EQ(f[i].len, sendto(self->pkt_fd, f[i].frame,
+						   f[i].len, 0,
+						   (struct sockaddr *)&a,
+						   sizeof(a)));
+		}
+	}
+	RC_WAIT_ACCOUNTED(r.fd, 2, &st);
+	ASSERT_EQ(2, st.received);
 	rec = (const struct ringcap_rec *)r.data;
-	data = (const uint8_t *)(rec + 1);
-	if (rec->caplen == s.len + 4u) {
-		ASSERT_EQ(s.len + 4, rec->wire_len);
-		ASSERT_EQ(0, memcmp(data, tagged, s.len + 4));
-	} else {
-		ASSERT_TRUE(rec->flags & RINGCAP_REC_VLAN)
-			TH_LOG("caplen %u, flags 0x%x: tag lost", rec->caplen,
-			       rec->flags);
-		ASSERT_EQ(s.len, rec->caplen);
-		ASSERT_EQ(tci, rec->vlan_tci);
-		ASSERT_EQ(htons(ETH_P_8021Q), rec->vlan_proto);
-		ASSERT_EQ(0, memcmp(data, plain, s.len));
+	for (i = 0; i < 2; i++) {
+		data = (const uint8_t *)(rec + 1);
+		TH_LOG("frame %d: caplen %u, wire_len %u, flags 0x%x, vlan_tci 0x%x, vlan_proto 0x%x",
+		       i, rec->caplen, rec->wire_len, rec->flags,
+		       rec->vlan_tci, ntohs(rec->vlan_proto));
+		ASSERT_TRUE(rec->flags & RINGCAP_REC_VLAN);
+		ASSERT_EQ(f[i].tci, rec->vlan_tci);
+		ASSERT_EQ(htons(f[i].proto), rec->vlan_proto);
+		ASSERT_EQ(f[i].want_len, rec->caplen);
+		ASSERT_EQ(f[i].want_len, rec->wire_len);
+		/* the QinQ frame's C-tag is in the data, at byte 12 */
+		ASSERT_EQ(0, memcmp(data, f[i].want, f[i].want_len));
+		rec = (const struct ringcap_rec *)((const uint8_t *)rec +
+						   rec->rec_len);
 	}
 	rc_close(&r);
 }

@@ -29,7 +29,21 @@ or 1 with a message on stderr. Each has a hard time limit (--timeout).
         the selftests' numbered test frames 0..N-1 of run R, varied
         lengths (../rc_frames.py), through an AF_PACKET socket
         -> frames-send: sent=N
+  net.py vlan-send --dev DEV --dst-mac MAC --tci T --count N [--pps R]
+                  [--stag S]
+        raw-send's frame of flow 0 with an 802.1Q tag (TCI T) after the
+        MAC addresses: 64 bytes; with --stag, an 802.1ad tag (TCI S)
+        before that one (QinQ): 68 bytes -> vlan-send: sent=N
+  net.py ring-recv --dev DEV --count N [--idle S]
+        a ringcap socket bound to DEV (all queues); one line per record
+        "rec: flags=0xF caplen=C wire_len=W vlan_tci=0xT
+        vlan_proto=0xP type=0xE tag=0xX" (vlan_proto in host order, type
+        the ethertype at byte 12 of the data, tag the 16 bits after it)
+        until N came or none for S seconds
+        -> ring-recv: records=K
 """
+import ctypes
+import mmap
 import os
 import signal
 import socket
@@ -190,6 +204,63 @@ def frames_send(a):
     out("frames-send", sent=send_all(a.dev, frames, a.count, a.pps))
 
 
+def vlan_send(a):
+    with open("/sys/class/net/%s/address" % a.dev) as f:
+        src = bytes.fromhex(f.read().strip().replace(":", ""))
+    dst = bytes.fromhex(a.dst_mac.replace(":", ""))
+    plain = raw_frame(src, dst, 0)
+    tags = struct.pack("!HH", 0x8100, a.tci)
+    if a.stag >= 0:
+        tags = struct.pack("!HH", 0x88A8, a.stag) + tags
+    frame = plain[:12] + tags + plain[12:]
+    out("vlan-send", sent=send_all(a.dev, [frame], a.count, a.pps))
+
+
+# The ringcap ABI (module/uapi/linux/ringcap.h), what ring-recv needs.
+SOL_RINGCAP, RING_SIZE, RING_INFO = 300, 1, 16
+QUEUE_ANY, REC_PAD = 0xFFFF, 0x1
+HDR_PRODUCER, HDR_CONSUMER = 128, 256
+REC = struct.Struct("<IHHIIQiIHHI")	# struct ringcap_rec
+
+
+def ring_recv(a):
+    with open("/sys/module/ringcap/parameters/family") as f:
+        fam = int(f.read())
+    s = socket.socket(fam, socket.SOCK_RAW, socket.htons(3))
+    s.setsockopt(SOL_RINGCAP, RING_SIZE, 1 << 20)
+    # Python's bind() knows no such family: libc's does.
+    libc = ctypes.CDLL(None, use_errno=True)
+    addr = struct.pack("=HHi", fam, QUEUE_ANY, socket.if_nametoindex(a.dev))
+    if libc.bind(s.fileno(), addr, len(addr)):
+        raise OSError(ctypes.get_errno(), "bind %s" % a.dev)
+    mmap_size, off, size = struct.unpack(
+        "=QII", s.getsockopt(SOL_RINGCAP, RING_INFO, 16))
+    m = mmap.mmap(s.fileno(), mmap_size)
+    ready()
+    cons, n, last = 0, 0, time.monotonic()
+    while n < a.count and time.monotonic() - last < a.idle:
+        prod = struct.unpack_from("=Q", m, HDR_PRODUCER)[0]
+        if prod == cons:
+            time.sleep(0.02)
+            continue
+        while cons < prod:
+            at = off + (cons & (size - 1))
+            (rec_len, flags, _, caplen, wire_len, _, _, _, tci, proto,
+             _) = REC.unpack_from(m, at)
+            if not flags & REC_PAD:
+                d = m[at + REC.size:at + REC.size + caplen]
+                typ, tag = struct.unpack("!HH", d[12:16])
+                print("rec: flags=0x%x caplen=%d wire_len=%d vlan_tci=0x%x "
+                      "vlan_proto=0x%x type=0x%x tag=0x%x"
+                      % (flags, caplen, wire_len, tci, socket.ntohs(proto),
+                         typ, tag), flush=True)
+                n += 1
+            cons += rec_len
+        struct.pack_into("=Q", m, HDR_CONSUMER, cons)
+        last = time.monotonic()
+    out("ring-recv", records=n)
+
+
 # sub-command: (function, {option: (type, default or None if required)})
 COMMANDS = {
     "udp-recv": (udp_recv, {"port": (int, None), "count": (int, None),
@@ -204,6 +275,12 @@ COMMANDS = {
                             "flows": (int, 1)}),
     "frames-send": (frames_send, {"dev": (str, None), "count": (int, None),
                                   "run": (int, None), "pps": (float, 0.0)}),
+    "vlan-send": (vlan_send, {"dev": (str, None), "dst_mac": (str, None),
+                              "tci": (lambda v: int(v, 0), None),
+                              "stag": (lambda v: int(v, 0), -1),
+                              "count": (int, None), "pps": (float, 0.0)}),
+    "ring-recv": (ring_recv, {"dev": (str, None), "count": (int, None),
+                              "idle": (float, 5.0)}),
 }
 
 

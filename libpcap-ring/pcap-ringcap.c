@@ -38,8 +38,9 @@
  *
  * Mapping of libpcap's options
  *
- *   snaplen        RINGCAP_SNAPLEN, capped at 65535 (the socket's limit);
- *                  the handle keeps the requested value for the file header
+ *   snaplen        RINGCAP_SNAPLEN, capped at RINGCAP_SNAPLEN_MAX and at
+ *                  what the ring holds (RINGCAP_SNAPLEN_FOR_RING); the
+ *                  handle keeps the requested value for the file header
  *   promisc        RINGCAP_PROMISC (held by the module while bound)
  *   immediate      N = 1: the reader is woken for every frame
  *   timeout T ms   N from RINGCAP_WATERMARK and m = T * 1000 us: a frame
@@ -90,7 +91,6 @@
 #define RC_PCAP_WATERMARK	64	/* frames per wake-up, not immediate */
 #define RC_PCAP_BATCH		64	/* frames taken from the ring at once */
 #define RC_PCAP_UNLIMITED	1024	/* frames per read when "all" is asked */
-#define RC_PCAP_MAX_SNAPLEN	65535	/* RINGCAP_SNAPLEN's upper bound */
 #define RC_PCAP_VLAN_LEN	4
 
 struct pcap_ringcap {
@@ -501,7 +501,7 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 {
 	struct ringcap *rc = prc->rc;
 	unsigned long ring, wm, max;
-	uint32_t snap, m;
+	uint32_t snap, m, size;
 
 	ring = rc_pcap_env_num("RINGCAP_RING_SIZE", 0);
 	if (!ring && p->opt.buffer_size) {
@@ -517,8 +517,12 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 	}
 	if (ring && ringcap_set_ring_size(rc, rc_pcap_pow2(ring)))
 		return -1;
-	snap = p->snapshot > RC_PCAP_MAX_SNAPLEN ? RC_PCAP_MAX_SNAPLEN :
-						  (uint32_t)p->snapshot;
+	/* The module refuses a snaplen whose records its ring cannot hold. */
+	if (ringcap_get_ring_size(rc, &size))
+		return -1;
+	snap = RINGCAP_SNAPLEN_FOR_RING(size);
+	if (p->snapshot > 0 && (uint32_t)p->snapshot < snap)
+		snap = p->snapshot;
 	if (ringcap_set_snaplen(rc, snap) ||
 	    ringcap_set_promisc(rc, p->opt.promisc))
 		return -1;

@@ -3,45 +3,141 @@
  * The API for ringcap-aware drivers (ringcap_driver.h): transparent modes
  * 1 and 2, where the driver hands each frame over while it is still in its
  * DMA buffer, before (mode 1) or instead of (mode 2) building an skb.
+ *
+ * Which sockets an aware device feeds is an immutable, versioned set,
+ * replaced under rtnl and read under RCU. The version of the set that
+ * offered a frame travels with the driver's skb to the mode 0 hook, which
+ * then delivers the frame to exactly the sockets that set did not hold
+ * (ringcap_fed_by()): none twice when the device unregisters in between,
+ * none missed when a socket binds in between.
  */
 #include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
 #include <linux/percpu.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include "ringcap.h"
 #include "ringcap_driver.h"
 
+struct ringcap_dev_set {
+	struct rcu_head rcu;
+	u32 version;
+	unsigned int nr;
+	struct ringcap_sock *socks[];
+};
+
 struct ringcap_dev {
 	struct list_head node;		/* ringcap_devs, under rtnl */
 	struct net_device *dev;
 	unsigned int nr_rxq;
-	struct list_head socks;		/* bound sockets; RCU for readers */
+	struct ringcap_dev_set __rcu *set;	/* never NULL while registered */
 };
 
 static LIST_HEAD(ringcap_devs);
+static u32 ringcap_set_version;		/* under rtnl */
 
 /*
- * Classic BPF programs expect an skb as their context. Frames from an aware
- * driver have none, so each CPU keeps one empty skb whose data pointer is
- * aimed at the frame for the duration of the filter run. Loads outside the
- * frame are bounded by len; loads relative to the MAC or network header
- * resolve into the skb's own empty head and fail safely. Delivery runs with
- * BH disabled, so nothing else on this CPU can use the skb meanwhile.
+ * Versions are 30 bits (they share ringcap_rx()'s return value with its
+ * flags) and compared modulo that. A socket is fed by versions
+ * [fed_from, fed_from + fed_len); while it is linked, fed_len is half the
+ * version space, far more than can be in flight.
  */
-static DEFINE_PER_CPU(struct sk_buff *, ringcap_filter_skb);
+#define RINGCAP_VERSION_MASK	(~0U >> RINGCAP_RX_VERSION_SHIFT)
+#define RINGCAP_FED_OPEN	((RINGCAP_VERSION_MASK >> 1) + 1)
 
-static struct sk_buff *ringcap_filter_skb_for(struct net_device *dev,
-					      const void *data,
-					      unsigned int len)
+static u32 ringcap_next_version(void)
 {
-	struct sk_buff *skb = this_cpu_read(ringcap_filter_skb);
+	ASSERT_RTNL();
+	ringcap_set_version = (ringcap_set_version + 1) & RINGCAP_VERSION_MASK;
+	return ringcap_set_version;
+}
 
-	skb->data = (unsigned char *)data;
-	skb->len = len;
-	skb->data_len = 0;
+bool ringcap_fed_by(const struct ringcap_sock *rs, u32 version)
+{
+	return ((version - READ_ONCE(rs->fed_from)) & RINGCAP_VERSION_MASK) <
+	       READ_ONCE(rs->fed_len);
+}
+
+/*
+ * Publish rd's next set: the current one with @add added or @del removed.
+ * The sockets' fed ranges change before the set is visible, so a mark of
+ * the new version never meets an old range. Removal cannot fail: a socket
+ * being unbound must leave.
+ */
+static int ringcap_dev_set_publish(struct ringcap_dev *rd,
+				   struct ringcap_sock *add,
+				   struct ringcap_sock *del)
+{
+	struct ringcap_dev_set *old = rtnl_dereference(rd->set);
+	unsigned int i, nr = old ? old->nr : 0;
+	struct ringcap_dev_set *set;
+	gfp_t gfp = GFP_KERNEL | (del ? __GFP_NOFAIL : 0);
+
+	set = kmalloc(struct_size(set, socks, nr + !!add), gfp);
+	if (!set)
+		return -ENOMEM;
+	set->version = ringcap_next_version();
+	set->nr = 0;
+	for (i = 0; i < nr; i++)
+		if (old->socks[i] != del)
+			set->socks[set->nr++] = old->socks[i];
+	if (add) {
+		WRITE_ONCE(add->fed_len, 0);
+		WRITE_ONCE(add->fed_from, set->version);
+		WRITE_ONCE(add->fed_len, RINGCAP_FED_OPEN);
+		set->socks[set->nr++] = add;
+	}
+	if (del)
+		WRITE_ONCE(del->fed_len, (set->version - del->fed_from) &
+					 RINGCAP_VERSION_MASK);
+	rcu_assign_pointer(rd->set, set);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+/*
+ * Classic BPF programs run on an skb. Frames from an aware driver have
+ * none, so each CPU keeps a real linear skb with room for the largest frame
+ * ringcap_rx() takes, and the frame is copied into it when, and only when,
+ * a socket with a filter is offered it. The skb is set up as the standard
+ * receive path sets one up before its taps run (eth_type_trans(), network
+ * header after the Ethernet header, a stripped VLAN tag in the skb, data
+ * back at the MAC header), so that every load, ancillary ones included,
+ * sees in modes 1 and 2 what it sees in mode 0. Delivery runs with BH
+ * disabled, so nothing else on this CPU can use the skb meanwhile.
+ */
+static DEFINE_PER_CPU(struct sk_buff *, ringcap_filter_skbs);
+
+struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f)
+{
+	struct net_device *dev = f->dev;
+	struct sk_buff *skb = f->filter_skb;
+
+	if (skb)
+		return skb;
+	skb = this_cpu_read(ringcap_filter_skbs);
+	f->filter_skb = skb;
+	skb->data = skb->head;
+	skb_reset_tail_pointer(skb);
+	skb->len = 0;
+	ringcap_frame_copy(f, skb_put(skb, f->len), f->len);
 	skb->dev = dev;
-	skb->protocol = len >= ETH_HLEN ?
-			((const struct ethhdr *)data)->h_proto : 0;
+	skb->protocol = eth_type_trans(skb, dev);
+	skb_reset_network_header(skb);
+	skb_reset_transport_header(skb);
+	skb_reset_mac_len(skb);
+	skb_push(skb, ETH_HLEN);
+	skb_record_rx_queue(skb, f->queue);
+	skb->hash = f->rss_hash;
+	if (f->flags & RINGCAP_REC_VLAN) {
+		__vlan_hwaccel_put_tag(skb, f->vlan_proto, f->vlan_tci);
+	} else {
+		/* 6.1 keeps the fields apart from its present bit: clear all. */
+		__vlan_hwaccel_clear_tag(skb);
+		skb->vlan_proto = 0;
+		skb->vlan_tci = 0;
+	}
 	return skb;
 }
 
@@ -63,31 +159,31 @@ unsigned int ringcap_dev_nr_queues(struct net_device *dev)
 	return rd ? rd->nr_rxq : dev->real_num_rx_queues;
 }
 
-static void ringcap_dev_link(struct ringcap_dev *rd, struct ringcap_sock *rs)
-{
-	list_add_tail_rcu(&rs->rd_node, &rd->socks);
-	rcu_assign_pointer(rs->rd, rd);
-}
-
-/* A socket was bound (rtnl held): feed it from the driver if aware. */
-void ringcap_dev_attach(struct ringcap_sock *rs)
+/* A socket is being bound (rtnl held): feed it from the driver if aware. */
+int ringcap_dev_attach(struct ringcap_sock *rs)
 {
 	struct ringcap_dev *rd = ringcap_dev_find(rs->dev);
+	int err;
 
-	if (rd)
-		ringcap_dev_link(rd, rs);
+	if (!rd)
+		return 0;
+	err = ringcap_dev_set_publish(rd, rs, NULL);
+	if (!err)
+		rs->rd = rd;
+	return err;
 }
 
 /*
- * The caller waits for an RCU grace period before reusing rs->rd_node or
- * freeing rs (ringcap_unbind() does, through dev_remove_pack()).
+ * The caller waits for an RCU grace period before freeing rs
+ * (ringcap_unbind() does, through dev_remove_pack()).
  */
 void ringcap_dev_detach(struct ringcap_sock *rs)
 {
-	if (!rtnl_dereference(rs->rd))
+	ASSERT_RTNL();
+	if (!rs->rd)
 		return;
-	list_del_rcu(&rs->rd_node);
-	RCU_INIT_POINTER(rs->rd, NULL);
+	ringcap_dev_set_publish(rs->rd, NULL, rs);
+	rs->rd = NULL;
 }
 
 /**
@@ -104,8 +200,10 @@ void ringcap_dev_detach(struct ringcap_sock *rs)
 struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 					 unsigned int nr_rxq)
 {
+	struct ringcap_dev_set *set;
 	struct ringcap_sock *rs;
 	struct ringcap_dev *rd;
+	unsigned int nr = 0;
 
 	ASSERT_RTNL();
 	if (!nr_rxq || nr_rxq > RINGCAP_QUEUE_ANY)
@@ -117,14 +215,30 @@ struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 		return ERR_PTR(-ENOMEM);
 	rd->dev = dev;
 	rd->nr_rxq = nr_rxq;
-	INIT_LIST_HEAD(&rd->socks);
-	list_add_tail(&rd->node, &ringcap_devs);
 
 	mutex_lock(&ringcap_socks_lock);
 	list_for_each_entry(rs, &ringcap_socks, all_node)
-		if (rs->dev == dev)
-			ringcap_dev_link(rd, rs);
+		nr += rs->dev == dev;
+	set = kmalloc(struct_size(set, socks, nr), GFP_KERNEL);
+	if (!set) {
+		mutex_unlock(&ringcap_socks_lock);
+		kfree(rd);
+		return ERR_PTR(-ENOMEM);
+	}
+	set->version = ringcap_next_version();
+	set->nr = 0;
+	list_for_each_entry(rs, &ringcap_socks, all_node) {
+		if (rs->dev != dev)
+			continue;
+		WRITE_ONCE(rs->fed_len, 0);
+		WRITE_ONCE(rs->fed_from, set->version);
+		WRITE_ONCE(rs->fed_len, RINGCAP_FED_OPEN);
+		rs->rd = rd;
+		set->socks[set->nr++] = rs;
+	}
 	mutex_unlock(&ringcap_socks_lock);
+	RCU_INIT_POINTER(rd->set, set);
+	list_add_tail(&rd->node, &ringcap_devs);
 	return rd;
 }
 EXPORT_SYMBOL_GPL(ringcap_register_dev);
@@ -134,21 +248,48 @@ EXPORT_SYMBOL_GPL(ringcap_register_dev);
  * @rd: the handle from ringcap_register_dev()
  *
  * Caller holds rtnl_lock and makes no further ringcap_rx() call with @rd.
- * Bound sockets stay bound and fall back to the standard path (mode 0).
+ * Bound sockets stay bound and fall back to the standard path (mode 0);
+ * skbs the driver already marked with ringcap_rx_skb() still reach each
+ * socket once.
  */
 void ringcap_unregister_dev(struct ringcap_dev *rd)
 {
-	struct ringcap_sock *rs, *tmp;
+	struct ringcap_dev_set *set = rtnl_dereference(rd->set);
+	u32 version = ringcap_next_version();
+	unsigned int i;
 
-	ASSERT_RTNL();
 	list_del(&rd->node);
-	list_for_each_entry_safe(rs, tmp, &rd->socks, rd_node)
-		ringcap_dev_detach(rs);
-	/* ringcap_rx() calls in flight may still walk rd->socks. */
+	for (i = 0; i < set->nr; i++) {
+		WRITE_ONCE(set->socks[i]->fed_len,
+			   (version - set->socks[i]->fed_from) &
+			   RINGCAP_VERSION_MASK);
+		set->socks[i]->rd = NULL;
+	}
+	RCU_INIT_POINTER(rd->set, NULL);
+	/* ringcap_rx() calls in flight may still walk the set. */
 	synchronize_net();
+	kfree(set);
 	kfree(rd);
 }
 EXPORT_SYMBOL_GPL(ringcap_unregister_dev);
+
+/*
+ * The frame as the rings get it: an in-band 802.1Q/802.1ad tag is taken
+ * out and reported, as the standard path does before its taps run, so that
+ * records and filters are the same in every mode.
+ */
+static void ringcap_frame_untag(struct ringcap_frame *f)
+{
+	const struct vlan_ethhdr *veh = f->data;
+
+	if (f->len < VLAN_ETH_HLEN || !eth_type_vlan(veh->h_vlan_proto))
+		return;
+	f->flags |= RINGCAP_REC_VLAN;
+	f->vlan_proto = veh->h_vlan_proto;
+	f->vlan_tci = ntohs(veh->h_vlan_TCI);
+	f->vlan_hole = 2 * ETH_ALEN;
+	f->len -= VLAN_HLEN;
+}
 
 /**
  * ringcap_rx - hand one received frame to the rings
@@ -159,10 +300,12 @@ EXPORT_SYMBOL_GPL(ringcap_unregister_dev);
  * @meta: hardware facts about the frame, or NULL
  *
  * May be called from any context but hard IRQ; calls for one queue must
- * not run concurrently.
+ * not run concurrently. Frames shorter than an Ethernet header or longer
+ * than RINGCAP_RX_FRAME_MAX are left to the standard path.
  *
- * Return: RINGCAP_RX_STACK if the driver must also pass the frame to the
- * stack: always in mode 0 (the rings then get it through the standard
+ * Return: flags and a version, for the driver to pass to ringcap_rx_skb()
+ * unchanged. RINGCAP_RX_STACK if the driver must also pass the frame to
+ * the stack: always in mode 0 (the rings then get it through the standard
  * path), in mode 1, and in mode 2 when no socket is bound to this device
  * and queue; RINGCAP_RX_RING if a bound socket was offered the frame
  * (whether its filter took it or its ring had room is counted there).
@@ -174,15 +317,18 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 	struct ringcap_frame f = {
 		.data = data,
 		.len = len,
+		.dev = rd->dev,
 		.ifindex = rd->dev->ifindex,
 		.queue = queue,
 	};
+	struct ringcap_dev_set *set;
 	struct ringcap_sock *rs;
-	struct sk_buff *skb;
-	bool bound = false;
 	int mode = ringcap_mode();
+	unsigned int i, where;
+	bool bound = false;
 
-	if (mode == 0 || unlikely(queue >= rd->nr_rxq))
+	if (mode == 0 || unlikely(queue >= rd->nr_rxq || len < ETH_HLEN ||
+				  len > RINGCAP_RX_FRAME_MAX))
 		return RINGCAP_RX_STACK;
 
 	if (meta) {
@@ -197,24 +343,29 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 			f.rss_hash = meta->rss_hash;
 		}
 	}
+	if (!(f.flags & RINGCAP_REC_VLAN))
+		ringcap_frame_untag(&f);
 	if (!f.tstamp_ns)
 		f.tstamp_ns = ktime_get_real_ns();
 
 	local_bh_disable();
 	rcu_read_lock();
-	skb = ringcap_filter_skb_for(rd->dev, data, len);
-	list_for_each_entry_rcu(rs, &rd->socks, rd_node) {
+	set = rcu_dereference(rd->set);
+	for (i = 0; i < set->nr; i++) {
+		rs = set->socks[i];
 		if (rs->queue != RINGCAP_QUEUE_ANY && rs->queue != queue)
 			continue;
 		bound = true;
-		ringcap_deliver(rs, &f, skb);
+		ringcap_deliver(rs, &f);
 	}
+	where = set->version << RINGCAP_RX_VERSION_SHIFT;
 	rcu_read_unlock();
 	local_bh_enable();
 
 	if (!bound)
 		return RINGCAP_RX_STACK;
-	return mode == 1 ? RINGCAP_RX_STACK | RINGCAP_RX_RING : RINGCAP_RX_RING;
+	where |= RINGCAP_RX_RING;
+	return mode == 1 ? where | RINGCAP_RX_STACK : where;
 }
 EXPORT_SYMBOL_GPL(ringcap_rx);
 
@@ -224,13 +375,18 @@ EXPORT_SYMBOL_GPL(ringcap_rx);
  * @where: what ringcap_rx() returned for its frame
  *
  * The mode 0 hook must deliver exactly the frames ringcap_rx() did not.
- * It cannot tell by the current mode, which may have changed since the
- * driver's call: the mark travels with the skb instead. Any context.
+ * It cannot tell by the current mode or the current sockets, which may
+ * have changed since the driver's call: the set's version travels with
+ * the skb instead. Any context.
  */
 void ringcap_rx_skb(struct sk_buff *skb, unsigned int where)
 {
-	if (where & RINGCAP_RX_RING)
-		ringcap_skb_cb(skb)->magic = RINGCAP_SKB_IN_RINGS;
+	struct ringcap_skb_cb *cb = ringcap_skb_cb(skb);
+
+	if (!(where & RINGCAP_RX_RING))
+		return;
+	cb->magic = RINGCAP_SKB_IN_RINGS;
+	cb->version = where >> RINGCAP_RX_VERSION_SHIFT;
 }
 EXPORT_SYMBOL_GPL(ringcap_rx_skb);
 
@@ -240,14 +396,15 @@ static void ringcap_filter_skbs_free(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		skb = per_cpu(ringcap_filter_skb, cpu);
+		skb = per_cpu(ringcap_filter_skbs, cpu);
 		if (!skb)
 			continue;
 		/* Point data home again before the skb is freed. */
 		skb->data = skb->head;
+		skb_reset_tail_pointer(skb);
 		skb->len = 0;
 		kfree_skb(skb);
-		per_cpu(ringcap_filter_skb, cpu) = NULL;
+		per_cpu(ringcap_filter_skbs, cpu) = NULL;
 	}
 }
 
@@ -256,8 +413,9 @@ int ringcap_aware_init(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		per_cpu(ringcap_filter_skb, cpu) = alloc_skb(0, GFP_KERNEL);
-		if (!per_cpu(ringcap_filter_skb, cpu)) {
+		per_cpu(ringcap_filter_skbs, cpu) =
+			alloc_skb(RINGCAP_RX_FRAME_MAX, GFP_KERNEL);
+		if (!per_cpu(ringcap_filter_skbs, cpu)) {
 			ringcap_filter_skbs_free();
 			return -ENOMEM;
 		}

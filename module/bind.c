@@ -16,8 +16,8 @@ static int ringcap_ring_ensure(struct ringcap_sock *rs)
 	if (rs->ring)
 		return 0;
 	ring = ringcap_ring_alloc(rs->ring_size, rs->snaplen);
-	if (!ring)
-		return -ENOMEM;
+	if (IS_ERR(ring))
+		return PTR_ERR(ring);
 	WRITE_ONCE(rs->ring, ring);
 	return 0;
 }
@@ -25,11 +25,12 @@ static int ringcap_ring_ensure(struct ringcap_sock *rs)
 /* The ring, allocated with the socket's size if it has none yet. */
 struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs)
 {
-	struct ringcap_ring *ring = NULL;
+	struct ringcap_ring *ring;
+	int err;
 
 	mutex_lock(&rs->lock);
-	if (!ringcap_ring_ensure(rs))
-		ring = rs->ring;
+	err = ringcap_ring_ensure(rs);
+	ring = err ? ERR_PTR(err) : rs->ring;
 	mutex_unlock(&rs->lock);
 	return ring;
 }
@@ -42,13 +43,42 @@ static u64 ringcap_dev_missed(struct net_device *dev)
 	return st.rx_missed_errors;
 }
 
-/* The device's missed-frame count since bind; caller holds rtnl. */
+/*
+ * Fold the device's missed-frame counter into the socket's. Drivers may
+ * reset their counters (a reinit, ethtool), so a value below the last one
+ * read starts a new run from zero rather than wrapping the difference.
+ * rs->lock keeps rs->dev bound (every unbind holds it) and the sum whole.
+ */
+static void ringcap_sock_fold_missed(struct ringcap_sock *rs)
+{
+	u64 now;
+
+	lockdep_assert_held(&rs->lock);
+	if (!rs->dev)
+		return;
+	now = ringcap_dev_missed(rs->dev);
+	rs->nic_dropped += now >= rs->nic_missed_last ?
+			   now - rs->nic_missed_last : now;
+	rs->nic_missed_last = now;
+}
+
+/* The device's missed frames since bind; needs rs->lock, not rtnl. */
 u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs)
 {
-	ASSERT_RTNL();
-	if (!rs->dev)
-		return rs->nic_missed_final;
-	return ringcap_dev_missed(rs->dev) - rs->nic_missed_base;
+	u64 v;
+
+	mutex_lock(&rs->lock);
+	ringcap_sock_fold_missed(rs);
+	v = rs->nic_dropped;
+	mutex_unlock(&rs->lock);
+	return v;
+}
+
+/* The name /proc shows; ringcap_socks_lock held, so readers see it whole. */
+void ringcap_sock_set_devname(struct ringcap_sock *rs, const char *name)
+{
+	lockdep_assert_held(&ringcap_socks_lock);
+	strscpy(rs->devname, name, sizeof(rs->devname));
 }
 
 int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
@@ -65,6 +95,8 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 		return -EAFNOSUPPORT;
 
 	rtnl_lock();
+	/* Every change of rs->dev holds ringcap_socks_lock, for /proc. */
+	mutex_lock(&ringcap_socks_lock);
 	mutex_lock(&rs->lock);
 	err = -EBUSY;
 	if (rs->dev || rs->gone)
@@ -89,18 +121,29 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	dev_hold(dev);
 	rs->dev = dev;
 	rs->ifindex = dev->ifindex;
+	ringcap_sock_set_devname(rs, dev->name);
 	rs->queue = addr->rc_queue;
-	rs->nic_missed_base = ringcap_dev_missed(dev);
-	ringcap_dev_attach(rs);
+	rs->nic_missed_last = ringcap_dev_missed(dev);
+	rs->nic_dropped = 0;
+	err = ringcap_dev_attach(rs);
+	if (err)
+		goto err_unhold;
 
 	rs->pt.type = htons(ETH_P_ALL);
 	rs->pt.dev = dev;
 	rs->pt.func = ringcap_pt_rcv;
 	rs->pt.af_packet_priv = rs;
 	dev_add_pack(&rs->pt);
-	err = 0;
+	goto out_unlock;
+
+err_unhold:
+	rs->dev = NULL;
+	dev_put(dev);
+	if (rs->promisc)
+		dev_set_promiscuity(dev, -1);
 out_unlock:
 	mutex_unlock(&rs->lock);
+	mutex_unlock(&ringcap_socks_lock);
 	rtnl_unlock();
 	return err;
 }
@@ -119,7 +162,7 @@ void ringcap_unbind(struct ringcap_sock *rs)
 		return;
 	ringcap_dev_detach(rs);
 	dev_remove_pack(&rs->pt);
-	rs->nic_missed_final = ringcap_dev_missed(dev) - rs->nic_missed_base;
+	ringcap_sock_fold_missed(rs);
 	if (rs->promisc)
 		dev_set_promiscuity(dev, -1);
 	rs->dev = NULL;
@@ -132,13 +175,17 @@ static int ringcap_netdev_event(struct notifier_block *nb,
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
 	struct ringcap_sock *rs;
 
-	if (event != NETDEV_UNREGISTER)
+	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGENAME)
 		return NOTIFY_DONE;
 
 	mutex_lock(&ringcap_socks_lock);
 	list_for_each_entry(rs, &ringcap_socks, all_node) {
 		if (rs->dev != dev)
 			continue;
+		if (event == NETDEV_CHANGENAME) {
+			ringcap_sock_set_devname(rs, dev->name);
+			continue;
+		}
 		mutex_lock(&rs->lock);
 		ringcap_unbind(rs);
 		WRITE_ONCE(rs->gone, true);

@@ -10,16 +10,28 @@
 #include "trace.h"
 
 static unsigned int ringcap_run_filter(struct ringcap_sock *rs,
-				       struct sk_buff *skb)
+				       struct ringcap_frame *f)
 {
 	struct sk_filter *filter;
-	unsigned int res = UINT_MAX;
+	struct sk_buff *skb;
 
 	/* Callers run under RCU (softirq or rcu_read_lock()). */
 	filter = rcu_dereference(rs->sk.sk_filter);
-	if (filter)
-		res = bpf_prog_run_clear_cb(filter->prog, skb);
-	return res;
+	if (!filter)
+		return UINT_MAX;
+	/* Mode 0 has the stack's skb; an aware driver's frame gets one. */
+	skb = f->skb ? f->skb : ringcap_filter_skb(f);
+	return bpf_prog_run_clear_cb(filter->prog, skb);
+}
+
+/* The first len bytes of an aware driver's frame, less any in-band tag. */
+void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len)
+{
+	u32 head = f->vlan_hole ? min_t(u32, len, f->vlan_hole) : len;
+
+	memcpy(to, f->data, head);
+	if (len > head)
+		memcpy(to + head, f->data + head + VLAN_HLEN, len - head);
 }
 
 static void ringcap_fill(struct ringcap_rec *rec, const struct ringcap_frame *f,
@@ -39,19 +51,17 @@ static void ringcap_fill(struct ringcap_rec *rec, const struct ringcap_frame *f,
 	if (f->skb)
 		skb_copy_bits(f->skb, 0, rec + 1, caplen);
 	else
-		memcpy(rec + 1, f->data, caplen);
+		ringcap_frame_copy(f, rec + 1, caplen);
 }
 
 /**
  * ringcap_deliver - offer one frame to one socket
  * @rs: a bound socket
  * @f: the frame
- * @filter_skb: an skb whose data is the frame, for the BPF filter
  *
  * Runs in softirq context or with BH disabled, under RCU.
  */
-void ringcap_deliver(struct ringcap_sock *rs, const struct ringcap_frame *f,
-		     struct sk_buff *filter_skb)
+void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 {
 	struct ringcap_ring *ring = READ_ONCE(rs->ring);
 	u32 caplen = min(f->len, READ_ONCE(rs->snaplen));
@@ -61,7 +71,7 @@ void ringcap_deliver(struct ringcap_sock *rs, const struct ringcap_frame *f,
 	bool bad;
 	u64 ino = rs->sk.sk_socket ? SOCK_INODE(rs->sk.sk_socket)->i_ino : 0;
 
-	res = ringcap_run_filter(rs, filter_skb);
+	res = ringcap_run_filter(rs, f);
 	if (!res) {
 		spin_lock(&rs->prod_lock);
 		rs->st.filtered++;
@@ -100,9 +110,10 @@ void ringcap_deliver(struct ringcap_sock *rs, const struct ringcap_frame *f,
 /*
  * Mode 0: the standard receive path hands us every frame of the bound
  * device through a per-socket ETH_P_ALL packet_type, as AF_PACKET does.
- * Frames an aware driver already put into the rings (modes 1 and 2) carry
- * the mark ringcap_rx_skb() set and are skipped here, so that no frame
- * reaches a socket twice, nor none when the mode changes in between.
+ * Frames an aware driver already offered to this socket (modes 1 and 2)
+ * carry the mark ringcap_rx_skb() set and are skipped here, so that no
+ * frame reaches a socket twice, nor none when the mode, the device's
+ * registration or the bound sockets change in between.
  */
 int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev)
@@ -114,8 +125,8 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 
 	if (skb->pkt_type == PACKET_OUTGOING)
 		goto out;
-	if (rcu_access_pointer(rs->rd) &&
-	    ringcap_skb_cb(skb)->magic == RINGCAP_SKB_IN_RINGS)
+	if (ringcap_skb_cb(skb)->magic == RINGCAP_SKB_IN_RINGS &&
+	    ringcap_fed_by(rs, ringcap_skb_cb(skb)->version))
 		goto out;
 	f.queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
 	if (rs->queue != RINGCAP_QUEUE_ANY && rs->queue != f.queue)
@@ -141,7 +152,7 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		f.flags |= RINGCAP_REC_HASH;
 		f.rss_hash = skb->hash;
 	}
-	ringcap_deliver(rs, &f, skb);
+	ringcap_deliver(rs, &f);
 
 	skb->data = old_data;
 	skb->len = old_len;

@@ -4,31 +4,35 @@
  * reader's network namespace. ringstat(8) formats it for people; the
  * column names are part of the interface for scripts.
  */
+#include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
 #include "ringcap.h"
 
-static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs)
+/*
+ * ringcap_socks_lock is held: rs->dev and rs->devname change only under
+ * it, so the name is whole even while the device is being renamed. The pid
+ * is the creator's as the reader's pid namespace numbers it (0: not
+ * visible there).
+ */
+static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
+			      struct pid_namespace *pid_ns)
 {
 	struct ringcap_ring *ring = READ_ONCE(rs->ring);
 	const char *name = "-";
-	struct net_device *dev;
 	char queue[8] = "all";
 
-	rcu_read_lock();
-	if (rs->gone) {
+	if (rs->gone)
 		name = "gone";
-	} else if (READ_ONCE(rs->dev)) {
-		dev = dev_get_by_index_rcu(sock_net(&rs->sk), rs->ifindex);
-		if (dev)
-			name = dev->name;
-	}
+	else if (rs->dev)
+		name = rs->devname;
 	if (rs->queue != RINGCAP_QUEUE_ANY)
 		snprintf(queue, sizeof(queue), "%u", rs->queue);
+	rcu_read_lock();
 	/* Counters are read without the producer lock: a snapshot. */
 	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %s\n",
-		   rs->pid, rs->sk.sk_socket ?
+		   pid_nr_ns(rs->pid, pid_ns), rs->sk.sk_socket ?
 		   SOCK_INODE(rs->sk.sk_socket)->i_ino : 0UL,
 		   name, queue, ring ? ring->data_size : 0,
 		   rs->st.received, rs->st.dropped, rs->st.filtered,
@@ -39,6 +43,7 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs)
 
 static int ringcap_proc_show(struct seq_file *seq, void *v)
 {
+	struct pid_namespace *pid_ns = proc_pid_ns(file_inode(seq->file)->i_sb);
 	struct net *net = seq_file_single_net(seq);
 	struct ringcap_sock *rs;
 
@@ -52,7 +57,7 @@ static int ringcap_proc_show(struct seq_file *seq, void *v)
 	mutex_lock(&ringcap_socks_lock);
 	list_for_each_entry(rs, &ringcap_socks, all_node)
 		if (net_eq(sock_net(&rs->sk), net))
-			ringcap_proc_sock(seq, rs);
+			ringcap_proc_sock(seq, rs, pid_ns);
 	mutex_unlock(&ringcap_socks_lock);
 	return 0;
 }

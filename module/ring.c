@@ -8,33 +8,77 @@
  * (ring->prod); the copy in the shared header is a mirror for the reader,
  * so nothing user space writes can steer a kernel write out of bounds.
  */
+#include <linux/capability.h>
 #include <linux/mm.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "ringcap.h"
+#include "compat/compat.h"
 
-#define RINGCAP_HDR_BYTES	PAGE_SIZE
+/*
+ * Ring memory is pinned for as long as the socket lives, and anyone with
+ * CAP_NET_RAW in some network namespace (any user, through a user
+ * namespace) can ask for it. So it is charged twice, as AF_XDP umems and
+ * io_uring rings are: its pages to the allocating task's memory cgroup
+ * (__GFP_ACCOUNT), and its size to the allocating user's locked_vm under
+ * RLIMIT_MEMLOCK. user_struct is per user of the initial namespace, and
+ * CAP_IPC_LOCK is checked there too, so new namespaces raise neither.
+ */
+static int ringcap_ring_charge(struct ringcap_ring *ring, unsigned long pages)
+{
+	struct user_struct *user;
+	unsigned long limit, old;
 
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	user = get_current_user();
+	old = atomic_long_read(&user->locked_vm);
+	do {
+		if (pages > limit || old > limit - pages) {
+			free_uid(user);
+			return -ENOBUFS;
+		}
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &old, old + pages));
+	ring->user = user;
+	ring->locked_pages = pages;
+	return 0;
+}
+
+static void ringcap_ring_uncharge(struct ringcap_ring *ring)
+{
+	if (!ring->user)
+		return;
+	atomic_long_sub(ring->locked_pages, &ring->user->locked_vm);
+	free_uid(ring->user);
+}
+
+/* Returns the ring or an ERR_PTR: -ENOBUFS over RLIMIT_MEMLOCK, -ENOMEM. */
 struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen)
 {
 	struct ringcap_ring *ring;
 	struct ringcap_ring_hdr *hdr;
+	int err;
 
 	BUILD_BUG_ON(sizeof(struct ringcap_ring_hdr) > RINGCAP_HDR_BYTES);
 	BUILD_BUG_ON(offsetof(struct ringcap_ring_hdr, producer) != 128);
 	BUILD_BUG_ON(offsetof(struct ringcap_ring_hdr, consumer) != 256);
 	BUILD_BUG_ON(sizeof(struct ringcap_rec) % RINGCAP_REC_ALIGN);
 
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
-		return NULL;
+		return ERR_PTR(-ENOMEM);
 	ring->mmap_size = RINGCAP_HDR_BYTES + data_size;
-	/* Zeroed, and suitable for remap_vmalloc_range(). */
-	hdr = vmalloc_user(ring->mmap_size);
-	if (!hdr) {
-		kfree(ring);
-		return NULL;
-	}
+	err = ringcap_ring_charge(ring, ring->mmap_size >> PAGE_SHIFT);
+	if (err)
+		goto err_free_ring;
+	/* Past the cgroup's limit the caller gets ENOMEM, not the OOM killer. */
+	err = -ENOMEM;
+	hdr = __vmalloc(ring->mmap_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
+					 __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
+	if (!hdr)
+		goto err_uncharge;
 	hdr->magic = RINGCAP_MAGIC;
 	hdr->abi_version = RINGCAP_ABI_VERSION;
 	hdr->rec_hdr_len = sizeof(struct ringcap_rec);
@@ -45,6 +89,12 @@ struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen)
 	ring->data = (u8 *)hdr + RINGCAP_HDR_BYTES;
 	ring->data_size = data_size;
 	return ring;
+
+err_uncharge:
+	ringcap_ring_uncharge(ring);
+err_free_ring:
+	kfree(ring);
+	return ERR_PTR(err);
 }
 
 void ringcap_ring_free(struct ringcap_ring *ring)
@@ -52,7 +102,32 @@ void ringcap_ring_free(struct ringcap_ring *ring)
 	if (!ring)
 		return;
 	vfree(ring->hdr);
+	ringcap_ring_uncharge(ring);
 	kfree(ring);
+}
+
+/*
+ * Map the whole ring, header first. The pages are inserted one by one
+ * rather than with remap_vmalloc_range(), which wants the area allocated by
+ * vmalloc_user(); that one cannot charge a memory cgroup.
+ */
+int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma)
+{
+	u8 *kaddr = (u8 *)ring->hdr;
+	size_t off;
+	int err;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != ring->mmap_size)
+		return -EINVAL;
+	/* mremap() must not grow it, nor a core dump copy it. */
+	ringcap_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	for (off = 0; off < ring->mmap_size; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     vmalloc_to_page(kaddr + off));
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /*

@@ -4,7 +4,7 @@
  *
  * Locking, outermost first:
  *   rtnl_lock           binding state: rs->dev, rs->rd, the per-device
- *                       socket lists, aware-device registration
+ *                       socket sets, aware-device registration
  *   ringcap_socks_lock  the global socket list (/proc, device removal)
  *   rs->lock            per-socket configuration and ring allocation
  *   rs->prod_lock       the ring's producer side, counters and wake-up
@@ -33,12 +33,17 @@ extern unsigned int ringcap_default_watermark;
 extern unsigned int ringcap_default_timeout_us;
 int ringcap_mode(void);
 
+/* The mapping's header page; the data area follows it. */
+#define RINGCAP_HDR_BYTES	PAGE_SIZE
+
 struct ringcap_ring {
-	struct ringcap_ring_hdr *hdr;	/* start of the vmalloc_user area */
+	struct ringcap_ring_hdr *hdr;	/* start of the vmalloc area */
 	u8 *data;
 	u32 data_size;
 	size_t mmap_size;
 	u64 prod;	/* the producer position; the shared copy is a mirror */
+	struct user_struct *user;	/* charged locked_pages, or NULL */
+	unsigned long locked_pages;
 };
 
 enum ringcap_drop_reason {
@@ -61,17 +66,21 @@ struct ringcap_sock {
 
 	/* binding, under rtnl */
 	struct net_device *dev;		/* holds a reference while bound */
-	struct ringcap_dev __rcu *rd;	/* aware device feeding us, if any */
-	struct list_head rd_node;	/* in rd->socks */
+	struct ringcap_dev *rd;		/* aware device feeding us, if any */
+	u32 fed_from, fed_len;		/* its set versions we are in (aware.c) */
 	struct packet_type pt;		/* mode 0 hook */
 	int ifindex;
 	u16 queue;
 	bool gone;			/* the bound device was unregistered */
-	u64 nic_missed_base;
-	u64 nic_missed_final;
+	char devname[IFNAMSIZ];		/* for /proc, under ringcap_socks_lock */
+
+	/* the device's missed frames since bind, under lock */
+	u64 nic_missed_last;		/* its counter when last read */
+	u64 nic_dropped;		/* the sum of its increases since */
 
 	/* options, read locklessly by producers */
-	u32 snaplen;
+	u32 snaplen;			/* what fits the ring until set */
+	bool snaplen_set;
 	u32 watermark;
 	u32 timeout_us;
 	u32 ring_size;
@@ -86,7 +95,7 @@ struct ringcap_sock {
 	struct ringcap_stats st;
 
 	struct list_head all_node;	/* ringcap_socks */
-	pid_t pid;
+	struct pid *pid;		/* the creating process */
 };
 
 static inline struct ringcap_sock *ringcap_sk(const struct sock *sk)
@@ -96,12 +105,15 @@ static inline struct ringcap_sock *ringcap_sk(const struct sock *sk)
 
 /* A frame on its way into a ring, from either source. */
 struct ringcap_frame {
-	const struct sk_buff *skb;	/* mode 0: data starts at the MAC header */
+	struct sk_buff *skb;		/* mode 0: data starts at the MAC header */
 	const void *data;		/* aware driver: linear frame */
+	struct net_device *dev;		/* aware driver: the device */
+	struct sk_buff *filter_skb;	/* aware driver: filled on first use */
 	u32 len;
 	int ifindex;
 	u16 queue;
 	u16 flags;			/* RINGCAP_REC_VLAN / _HASH */
+	u16 vlan_hole;			/* data: skip the in-band tag here, or 0 */
 	u16 vlan_tci;
 	__be16 vlan_proto;
 	u32 rss_hash;
@@ -111,14 +123,15 @@ struct ringcap_frame {
 /* ring.c */
 struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen);
 void ringcap_ring_free(struct ringcap_ring *ring);
+int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma);
 bool ringcap_ring_consumer_ok(const struct ringcap_ring *ring, u64 cons);
 struct ringcap_rec *ringcap_ring_reserve(struct ringcap_ring *ring, u32 caplen,
 					 u32 *rec_len, bool *bad_consumer);
 void ringcap_ring_commit(struct ringcap_ring *ring, u32 rec_len);
 
 /* capture.c */
-void ringcap_deliver(struct ringcap_sock *rs, const struct ringcap_frame *f,
-		     struct sk_buff *filter_skb);
+void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len);
+void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
 int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev);
 
@@ -132,17 +145,20 @@ bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring);
 /* aware.c */
 struct ringcap_dev *ringcap_dev_find(struct net_device *dev);
 unsigned int ringcap_dev_nr_queues(struct net_device *dev);
-void ringcap_dev_attach(struct ringcap_sock *rs);
+int ringcap_dev_attach(struct ringcap_sock *rs);
 void ringcap_dev_detach(struct ringcap_sock *rs);
+bool ringcap_fed_by(const struct ringcap_sock *rs, u32 version);
+struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f);
 /*
- * The mark ringcap_rx_skb() leaves on an aware driver's skb whose frame is
- * in the rings already. It lives in skb->cb, which nothing between the
- * driver and the packet_type hooks writes, and the driver's skb is fresh
- * (zeroed cb). 64 bits, so no leftover can pass for it.
+ * The mark ringcap_rx_skb() leaves on an aware driver's skb whose frame
+ * went to the sockets of one set version. It lives at the end of skb->cb,
+ * which nothing between the driver and the packet_type hooks writes (GRO
+ * uses the start), and the driver's skb is fresh (zeroed cb).
  */
-#define RINGCAP_SKB_IN_RINGS	0x72696e6763617021ULL
+#define RINGCAP_SKB_IN_RINGS	0x72696e67U
 struct ringcap_skb_cb {
-	u64	magic;
+	u32	magic;
+	u32	version;
 };
 
 static inline struct ringcap_skb_cb *ringcap_skb_cb(struct sk_buff *skb)
@@ -159,6 +175,7 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
 void ringcap_unbind(struct ringcap_sock *rs);
 struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs);
 u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs);
+void ringcap_sock_set_devname(struct ringcap_sock *rs, const char *name);
 int ringcap_bind_init(void);
 void ringcap_bind_exit(void);
 

@@ -28,9 +28,17 @@ struct ringcap_rx_meta {
 struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 					 unsigned int nr_rxq);
 void ringcap_unregister_dev(struct ringcap_dev *rd);
-/* What ringcap_rx() did with a frame; the driver acts on RINGCAP_RX_STACK. */
+/*
+ * What ringcap_rx() did with a frame; the driver acts on RINGCAP_RX_STACK
+ * and passes the whole value to ringcap_rx_skb() unchanged (the bits above
+ * the flags say which sockets had it).
+ */
 #define RINGCAP_RX_STACK	0x1	/* the driver must pass it to the stack */
 #define RINGCAP_RX_RING		0x2	/* offered to at least one bound socket */
+#define RINGCAP_RX_VERSION_SHIFT 2
+
+/* Longer frames (jumbo beyond 9K) are left to the standard path. */
+#define RINGCAP_RX_FRAME_MAX	16384
 
 unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 			const void *data, unsigned int len,

@@ -9,7 +9,6 @@
 #include <linux/net.h>
 #include <linux/poll.h>
 #include <linux/rtnetlink.h>
-#include <linux/vmalloc.h>
 #include <net/net_namespace.h>
 #include "ringcap.h"
 
@@ -25,6 +24,7 @@ static struct proto ringcap_proto = {
 static void ringcap_sk_destruct(struct sock *sk)
 {
 	ringcap_ring_free(ringcap_sk(sk)->ring);
+	put_pid(ringcap_sk(sk)->pid);
 }
 
 static int ringcap_release(struct socket *sock)
@@ -62,11 +62,9 @@ static int ringcap_mmap(struct file *file, struct socket *sock,
 	struct ringcap_ring *ring;
 
 	ring = ringcap_sock_ring(rs);
-	if (!ring)
-		return -ENOMEM;
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != ring->mmap_size)
-		return -EINVAL;
-	return remap_vmalloc_range(vma, ring->hdr, 0);
+	if (IS_ERR(ring))
+		return PTR_ERR(ring);
+	return ringcap_ring_mmap(ring, vma);
 }
 
 static __poll_t ringcap_poll(struct file *file, struct socket *sock,
@@ -113,15 +111,14 @@ static void ringcap_sock_defaults(struct ringcap_sock *rs)
 {
 	mutex_init(&rs->lock);
 	spin_lock_init(&rs->prod_lock);
-	INIT_LIST_HEAD(&rs->rd_node);
 	rs->queue = RINGCAP_QUEUE_ANY;
-	rs->snaplen = 65535;
 	rs->watermark = READ_ONCE(ringcap_default_watermark);
 	rs->timeout_us = READ_ONCE(ringcap_default_timeout_us);
 	rs->ring_size = min(READ_ONCE(ringcap_default_ring_size),
 			    READ_ONCE(ringcap_max_ring_mem));
+	rs->snaplen = RINGCAP_SNAPLEN_FOR_RING(rs->ring_size);
 	rs->promisc = true;
-	rs->pid = task_tgid_vnr(current);
+	rs->pid = get_pid(task_tgid(current));
 	ringcap_wakeup_init(rs);
 }
 

@@ -4,7 +4,6 @@
  * SO_ATTACH_FILTER and SO_DETACH_FILTER, are handled by the socket core.
  */
 #include <linux/log2.h>
-#include <linux/rtnetlink.h>
 #include <linux/sockptr.h>
 #include "ringcap.h"
 
@@ -19,7 +18,26 @@ static int ringcap_set_ring_size(struct ringcap_sock *rs, u32 val)
 	/* The geometry is fixed once the ring exists (bound or mapped). */
 	if (rs->ring)
 		return -EBUSY;
+	/* A snaplen the user chose must stay deliverable (the uapi header). */
+	if (rs->snaplen_set && rs->snaplen > RINGCAP_SNAPLEN_FOR_RING(val))
+		return -EINVAL;
 	rs->ring_size = val;
+	if (!rs->snaplen_set)
+		WRITE_ONCE(rs->snaplen, RINGCAP_SNAPLEN_FOR_RING(val));
+	return 0;
+}
+
+static int ringcap_set_snaplen(struct ringcap_sock *rs, u32 val)
+{
+	u32 size = rs->ring ? rs->ring->data_size : rs->ring_size;
+
+	/* Larger would make every longer frame "ring full", forever. */
+	if (!val || val > RINGCAP_SNAPLEN_FOR_RING(size))
+		return -EINVAL;
+	rs->snaplen_set = true;
+	WRITE_ONCE(rs->snaplen, val);
+	if (rs->ring)
+		WRITE_ONCE(rs->ring->hdr->snaplen, val);
 	return 0;
 }
 
@@ -44,13 +62,7 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 		err = ringcap_set_ring_size(rs, val);
 		break;
 	case RINGCAP_SNAPLEN:
-		if (!val || val > 65535) {
-			err = -EINVAL;
-			break;
-		}
-		WRITE_ONCE(rs->snaplen, val);
-		if (rs->ring)
-			WRITE_ONCE(rs->ring->hdr->snaplen, val);
+		err = ringcap_set_snaplen(rs, val);
 		break;
 	case RINGCAP_WATERMARK:
 		if (!val || val > RINGCAP_MAX_WATERMARK)
@@ -79,14 +91,13 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 	return err;
 }
 
+/* No rtnl: any socket holder may ask, as often as it likes. */
 static void ringcap_get_stats(struct ringcap_sock *rs, struct ringcap_stats *st)
 {
 	spin_lock_bh(&rs->prod_lock);
 	*st = rs->st;
 	spin_unlock_bh(&rs->prod_lock);
-	rtnl_lock();
 	st->nic_dropped = ringcap_sock_nic_dropped(rs);
-	rtnl_unlock();
 }
 
 int ringcap_getsockopt(struct socket *sock, int level, int optname,
@@ -128,11 +139,12 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		break;
 	case RINGCAP_RING_INFO:
 		ring = ringcap_sock_ring(rs);
-		if (!ring)
-			return -ENOMEM;
+		if (IS_ERR(ring))
+			return PTR_ERR(ring);
+		/* Kernel-held values only: the shared header is user-writable. */
 		memset(&info, 0, sizeof(info));
 		info.mmap_size = ring->mmap_size;
-		info.data_offset = ring->hdr->data_offset;
+		info.data_offset = RINGCAP_HDR_BYTES;
 		info.data_size = ring->data_size;
 		src = &info;
 		len = len < (int)sizeof(info) ? -1 : (int)sizeof(info);

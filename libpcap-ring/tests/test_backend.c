@@ -57,6 +57,12 @@ int ringcap_set_ring_size(struct ringcap *rc, uint32_t v)
 	k.ring_size = v;
 	return 0;
 }
+int ringcap_get_ring_size(struct ringcap *rc, uint32_t *v)
+{
+	(void)rc;
+	*v = k.ring_size ? k.ring_size : 1 << 20;	/* the module default */
+	return 0;
+}
 int ringcap_set_snaplen(struct ringcap *rc, uint32_t v)
 {
 	(void)rc;

@@ -8,6 +8,7 @@
 #define _RINGCAP_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/mm.h>
 #include <linux/version.h>
 
 /* 6.13 replaced hrtimer_init() + ->function with hrtimer_setup(). */
@@ -22,6 +23,17 @@ ringcap_hrtimer_setup(struct hrtimer *t,
 }
 #else
 #define ringcap_hrtimer_setup hrtimer_setup
+#endif
+
+/* 6.3 made vma->vm_flags read-only behind vm_flags_set(). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void ringcap_vm_flags_set(struct vm_area_struct *vma,
+					vm_flags_t flags)
+{
+	vma->vm_flags |= flags;
+}
+#else
+#define ringcap_vm_flags_set vm_flags_set
 #endif
 
 #endif /* _RINGCAP_COMPAT_H */

@@ -49,6 +49,6 @@ int rc_check_hdr(struct ringcap *rc, const struct ringcap_ring_hdr *hdr,
 
 /* Point rc's reader at a checked mapping; the cursor starts at consumer. */
 void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
-		    size_t map_size);
+		    const struct ringcap_ring_info *info);
 
 #endif /* LIBRINGCAP_INTERNAL_H */

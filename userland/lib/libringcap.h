@@ -53,6 +53,8 @@ const char *ringcap_errmsg(const struct ringcap *rc);
 
 /* Options; see the ABI header for ranges. Ring size and promisc before bind. */
 int ringcap_set_ring_size(struct ringcap *rc, uint32_t bytes);
+int ringcap_get_ring_size(struct ringcap *rc, uint32_t *bytes);
+/* At most RINGCAP_SNAPLEN_FOR_RING(ring size): EINVAL beyond. */
 int ringcap_set_snaplen(struct ringcap *rc, uint32_t snaplen);
 int ringcap_set_promisc(struct ringcap *rc, int on);
 /* Either value may be RINGCAP_WAKEUP_KEEP to leave that half unchanged. */

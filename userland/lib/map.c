@@ -91,7 +91,7 @@ int ringcap_map(struct ringcap *rc)
 		errno = err;
 		return -1;
 	}
-	rc_attach_ring(rc, map, info.mmap_size);
+	rc_attach_ring(rc, map, &info);
 	rc->mapped = 1;
 	return 0;
 }

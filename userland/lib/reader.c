@@ -21,13 +21,17 @@
 #include <sys/socket.h>
 #include "internal.h"
 
+/*
+ * The geometry comes from the kernel's answer to RINGCAP_RING_INFO, never
+ * from the shared header, which any process sharing the mapping can write.
+ */
 void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
-		    size_t map_size)
+		    const struct ringcap_ring_info *info)
 {
 	rc->hdr = hdr;
-	rc->map_size = map_size;
-	rc->data = (uint8_t *)hdr + hdr->data_offset;
-	rc->data_size = hdr->data_size;
+	rc->map_size = info->mmap_size;
+	rc->data = (uint8_t *)hdr + info->data_offset;
+	rc->data_size = info->data_size;
 	/* Only we write consumer, so a relaxed load sees our own value. */
 	rc->cursor = __atomic_load_n(&hdr->consumer, __ATOMIC_RELAXED);
 }

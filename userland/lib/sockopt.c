@@ -33,6 +33,10 @@ static int rc_setopt(struct ringcap *rc, int name, uint32_t val)
 		return 0;
 	if (errno == EBUSY)
 		why = " (the ring already exists: set it before bind/map)";
+	else if (errno == EINVAL && name == RINGCAP_SNAPLEN)
+		why = " (out of range, or more than half the ring holds)";
+	else if (errno == EINVAL && name == RINGCAP_RING_SIZE)
+		why = " (out of range, or too small for the snaplen set)";
 	else if (errno == EINVAL)
 		why = " (out of range)";
 	return rc_fail(rc, errno, "setting %s to %u: %s%s", rc_optname(name),
@@ -42,6 +46,16 @@ static int rc_setopt(struct ringcap *rc, int name, uint32_t val)
 int ringcap_set_ring_size(struct ringcap *rc, uint32_t bytes)
 {
 	return rc_setopt(rc, RINGCAP_RING_SIZE, bytes);
+}
+
+int ringcap_get_ring_size(struct ringcap *rc, uint32_t *bytes)
+{
+	socklen_t len = sizeof(*bytes);
+
+	if (!getsockopt(rc->fd, SOL_RINGCAP, RINGCAP_RING_SIZE, bytes, &len))
+		return 0;
+	return rc_fail(rc, errno, "reading the ring size: %s",
+		       strerror(errno));
 }
 
 int ringcap_set_snaplen(struct ringcap *rc, uint32_t snaplen)

@@ -33,7 +33,7 @@ void fake_ring_init(struct fake_ring *fr, uint32_t data_size, uint64_t start)
 	if (!fr->rc)
 		abort();
 	fr->rc->fd = -1;
-	rc_attach_ring(fr->rc, fr->hdr, fr->info.mmap_size);
+	rc_attach_ring(fr->rc, fr->hdr, &fr->info);
 }
 
 void fake_ring_free(struct fake_ring *fr)

@@ -67,7 +67,7 @@ struct sockaddr_ringcap {
 
 /* int-sized (__u32) options; errors: EINVAL for a bad value or length. */
 #define RINGCAP_RING_SIZE	1	/* data bytes, power of two, set before bind/mmap (else EBUSY) */
-#define RINGCAP_SNAPLEN		2	/* 1..65535 */
+#define RINGCAP_SNAPLEN		2	/* 1..RINGCAP_SNAPLEN_MAX, see below */
 #define RINGCAP_WATERMARK	3	/* N: signal after N frames, >= 1 */
 #define RINGCAP_TIMEOUT_US	4	/* m: signal m us after the first unsignalled frame; 0: never */
 #define RINGCAP_PROMISC		5	/* 0 or 1 (default 1), set before bind (else EBUSY) */
@@ -75,6 +75,25 @@ struct sockaddr_ringcap {
 #define RINGCAP_RING_INFO	16	/* struct ringcap_ring_info */
 #define RINGCAP_STATS		17	/* struct ringcap_stats */
 #define RINGCAP_ABI		18	/* __u32 RINGCAP_ABI_VERSION */
+
+/*
+ * Snaplen and ring size go together: one record of snaplen bytes must fit
+ * in half the data area (RINGCAP_SNAPLEN_FOR_RING), so that a frame of any
+ * length always finds room once the reader has caught up. Setting either
+ * option so that this fails is EINVAL. Until RINGCAP_SNAPLEN is set, the
+ * snaplen follows the ring size: RINGCAP_SNAPLEN_FOR_RING(ring size).
+ *
+ * Memory: ring pages are charged to the memory cgroup of the task that
+ * allocates the ring (at bind, RINGCAP_RING_INFO or mmap), and, unless it
+ * has CAP_IPC_LOCK in the initial user namespace, to its user's locked
+ * memory under RLIMIT_MEMLOCK: ENOBUFS past that limit, ENOMEM past the
+ * cgroup's.
+ */
+#define RINGCAP_SNAPLEN_MAX	65535
+#define RINGCAP_SNAPLEN_FOR_RING(data_size)				\
+	((data_size) / 2 - sizeof(struct ringcap_rec) < RINGCAP_SNAPLEN_MAX ? \
+	 (__u32)((data_size) / 2 - sizeof(struct ringcap_rec)) :		\
+	 RINGCAP_SNAPLEN_MAX)
 
 struct ringcap_ring_info {
 	__u64	mmap_size;

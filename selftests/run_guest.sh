@@ -14,6 +14,8 @@
 #   RC_RINGCAP_KO   insmod this ringcap.ko instead of `modprobe ringcap`
 #                   (the DKMS-installed module)
 #   RC_TEST_TIMEOUT seconds per program (default 1200)
+#   RC_FUZZ_SECONDS end with fuzz/fuzz.sh for that long (make check's
+#                   debug lane; its other RC_FUZZ_* settings are fuzz.sh's)
 #
 # It loads ringcap (from DKMS) and ringcap_sim, runs the C tests, then
 # lifecycle.sh and libpcap.sh (which unload and reload the modules),
@@ -30,7 +32,9 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KB=${1:-$here/build/$(uname -r)}
 BIN=${RC_BIN:-$here/build/bin}
-TESTS=${RC_TESTS:-socket_api receive ring wakeup modes lifecycle lifecycle.sh libpcap.sh bpftrace.sh e1000e.sh}
+TESTS=${RC_TESTS:-socket_api receive ring wakeup modes lifecycle hardening lifecycle.sh libpcap.sh bpftrace.sh e1000e.sh}
+[ -z "${RC_FUZZ_SECONDS:-}" ] || [[ " $TESTS " == *" fuzz/fuzz.sh "* ]] ||
+	TESTS+=" fuzz/fuzz.sh"
 TIMEOUT=${RC_TEST_TIMEOUT:-1200}
 
 n=0

@@ -12,9 +12,21 @@
  *   write records [__le16 queue][__le16 len][len bytes] to
  *       /sys/kernel/debug/ringcap_sim/rcsim0/inject
  *
+ * Knobs beside it, for the races and faults a real driver meets rarely:
+ *   hold        as inject, but the skbs built for the stack wait until a
+ *               write to release (so a test can act between the driver's
+ *               ringcap_rx() and the stack seeing the frame)
+ *   release     pass the held skbs up
+ *   aware       0 or 1: unregister from or register with ringcap, as a
+ *               driver does on teardown and setup
+ *   rx_missed   the device's rx_missed_errors (a driver resetting its
+ *               counters writes a smaller value)
+ *   rtnl_hold_ms  hold rtnl_lock this long, as a slow configuration path
+ *
  * Not installed by DKMS; the selftests build and load it.
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -32,6 +44,7 @@ struct rcsim {
 	struct dentry *dir;
 	/* ringcap_rx() wants one caller per queue: one writer at a time. */
 	struct mutex inject_lock;
+	struct sk_buff_head held;	/* under inject_lock */
 };
 
 static struct dentry *rcsim_root;
@@ -41,17 +54,20 @@ static u16 rcsim_le16(const u8 *p)
 	return p[0] | p[1] << 8;
 }
 
-static void rcsim_rx(struct rcsim *sim, u16 queue, const u8 *data, u16 len)
+static void rcsim_rx(struct rcsim *sim, u16 queue, const u8 *data, u16 len,
+		     bool hold)
 {
 	struct net_device *dev = sim->dev;
+	struct ringcap_dev *rd = READ_ONCE(sim->rd);
 	struct sk_buff *skb;
-	unsigned int where;
+	unsigned int where = RINGCAP_RX_STACK;
 
 	if (!netif_running(dev)) {
 		dev->stats.rx_dropped++;
 		return;
 	}
-	where = ringcap_rx(sim->rd, queue, data, len, NULL);
+	if (rd)
+		where = ringcap_rx(rd, queue, data, len, NULL);
 	if (!(where & RINGCAP_RX_STACK))
 		return;		/* mode 2: the rings had it, the stack not */
 
@@ -66,6 +82,10 @@ static void rcsim_rx(struct rcsim *sim, u16 queue, const u8 *data, u16 len)
 	ringcap_rx_skb(skb, where);
 	dev->stats.rx_packets++;
 	dev->stats.rx_bytes += len;
+	if (hold) {
+		__skb_queue_tail(&sim->held, skb);
+		return;
+	}
 	/* As a threaded NAPI poller does: process context, BH disabled. */
 	local_bh_disable();
 	netif_receive_skb(skb);
@@ -92,8 +112,8 @@ static int rcsim_check(const u8 *buf, size_t count)
 	return 0;
 }
 
-static ssize_t rcsim_inject_write(struct file *file, const char __user *ubuf,
-				  size_t count, loff_t *ppos)
+static ssize_t rcsim_write(struct file *file, const char __user *ubuf,
+			   size_t count, bool hold)
 {
 	struct rcsim *sim = file->private_data;
 	size_t off = 0;
@@ -117,7 +137,7 @@ static ssize_t rcsim_inject_write(struct file *file, const char __user *ubuf,
 	while (off < count) {
 		queue = rcsim_le16(buf + off);
 		len = rcsim_le16(buf + off + 2);
-		rcsim_rx(sim, queue, buf + off + 4, len);
+		rcsim_rx(sim, queue, buf + off + 4, len, hold);
 		off += 4 + len;
 		cond_resched();
 	}
@@ -128,12 +148,128 @@ out_free:
 	return err;
 }
 
-static const struct file_operations rcsim_inject_fops = {
-	.owner = THIS_MODULE,
-	.open = simple_open,
-	.write = rcsim_inject_write,
-	.llseek = noop_llseek,
-};
+static ssize_t rcsim_inject_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	return rcsim_write(file, ubuf, count, false);
+}
+
+static ssize_t rcsim_hold_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	return rcsim_write(file, ubuf, count, true);
+}
+
+static void rcsim_release_held(struct rcsim *sim)
+{
+	struct sk_buff *skb;
+
+	mutex_lock(&sim->inject_lock);
+	while ((skb = __skb_dequeue(&sim->held))) {
+		local_bh_disable();
+		netif_receive_skb(skb);
+		local_bh_enable();
+	}
+	mutex_unlock(&sim->inject_lock);
+}
+
+static ssize_t rcsim_release_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	rcsim_release_held(file->private_data);
+	return count;
+}
+
+static int rcsim_set_aware(struct rcsim *sim, bool on)
+{
+	struct ringcap_dev *rd;
+	int err = 0;
+
+	/*
+	 * inject_lock: no ringcap_rx() runs while the handle changes. A
+	 * trylock, since dellink holds rtnl while it waits for this writer.
+	 */
+	mutex_lock(&sim->inject_lock);
+	if (!rtnl_trylock()) {
+		mutex_unlock(&sim->inject_lock);
+		return restart_syscall();
+	}
+	if (on && !sim->rd) {
+		rd = ringcap_register_dev(sim->dev, RCSIM_RXQ);
+		if (IS_ERR(rd))
+			err = PTR_ERR(rd);
+		else
+			WRITE_ONCE(sim->rd, rd);
+	} else if (!on && sim->rd) {
+		ringcap_unregister_dev(sim->rd);
+		WRITE_ONCE(sim->rd, NULL);
+	}
+	rtnl_unlock();
+	mutex_unlock(&sim->inject_lock);
+	return err;
+}
+
+static ssize_t rcsim_aware_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	bool on;
+	int err;
+
+	err = kstrtobool_from_user(ubuf, count, &on);
+	if (!err)
+		err = rcsim_set_aware(file->private_data, on);
+	return err ? err : count;
+}
+
+static ssize_t rcsim_rx_missed_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	struct rcsim *sim = file->private_data;
+	unsigned long v;
+	int err;
+
+	err = kstrtoul_from_user(ubuf, count, 0, &v);
+	if (err)
+		return err;
+	WRITE_ONCE(sim->dev->stats.rx_missed_errors, v);
+	return count;
+}
+
+static ssize_t rcsim_rtnl_hold_write(struct file *file,
+				     const char __user *ubuf, size_t count,
+				     loff_t *ppos)
+{
+	unsigned int ms;
+	int err;
+
+	err = kstrtouint_from_user(ubuf, count, 0, &ms);
+	if (err)
+		return err;
+	if (ms > 60000)
+		return -EINVAL;
+	/* As in rcsim_set_aware(): dellink may hold rtnl, waiting for us. */
+	if (!rtnl_trylock())
+		return restart_syscall();
+	msleep(ms);
+	rtnl_unlock();
+	return count;
+}
+
+#define RCSIM_FOPS(name, writer)				\
+	static const struct file_operations name = {		\
+		.owner = THIS_MODULE,				\
+		.open = simple_open,				\
+		.write = writer,				\
+		.llseek = noop_llseek,				\
+	}
+
+RCSIM_FOPS(rcsim_inject_fops, rcsim_inject_write);
+RCSIM_FOPS(rcsim_hold_fops, rcsim_hold_write);
+RCSIM_FOPS(rcsim_release_fops, rcsim_release_write);
+RCSIM_FOPS(rcsim_aware_fops, rcsim_aware_write);
+RCSIM_FOPS(rcsim_rx_missed_fops, rcsim_rx_missed_write);
+RCSIM_FOPS(rcsim_rtnl_hold_fops, rcsim_rtnl_hold_write);
 
 static netdev_tx_t rcsim_xmit(struct sk_buff *skb, struct net_device *dev)
 {
@@ -166,6 +302,7 @@ static int rcsim_newlink(struct net *src_net, struct net_device *dev,
 
 	sim->dev = dev;
 	mutex_init(&sim->inject_lock);
+	skb_queue_head_init(&sim->held);
 	err = register_netdevice(dev);
 	if (err)
 		return err;
@@ -176,6 +313,14 @@ static int rcsim_newlink(struct net *src_net, struct net_device *dev,
 	}
 	sim->dir = debugfs_create_dir(dev->name, rcsim_root);
 	debugfs_create_file("inject", 0200, sim->dir, sim, &rcsim_inject_fops);
+	debugfs_create_file("hold", 0200, sim->dir, sim, &rcsim_hold_fops);
+	debugfs_create_file("release", 0200, sim->dir, sim,
+			    &rcsim_release_fops);
+	debugfs_create_file("aware", 0200, sim->dir, sim, &rcsim_aware_fops);
+	debugfs_create_file("rx_missed", 0200, sim->dir, sim,
+			    &rcsim_rx_missed_fops);
+	debugfs_create_file("rtnl_hold_ms", 0200, sim->dir, sim,
+			    &rcsim_rtnl_hold_fops);
 	return 0;
 
 err_unregister:
@@ -189,7 +334,9 @@ static void rcsim_dellink(struct net_device *dev, struct list_head *head)
 
 	/* Waits for writers in flight, so no ringcap_rx() follows. */
 	debugfs_remove_recursive(sim->dir);
-	ringcap_unregister_dev(sim->rd);
+	if (sim->rd)
+		ringcap_unregister_dev(sim->rd);
+	__skb_queue_purge(&sim->held);
 	unregister_netdevice_queue(dev, head);
 }
 

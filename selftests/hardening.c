@@ -561,6 +561,7 @@ TEST(ring_info_reports_kernel_values)
 	/* and the mapping cannot grow past the ring */
 	ASSERT_EQ(MAP_FAILED, mremap(hdr, info.mmap_size, info.mmap_size + pg,
 				     MREMAP_MAYMOVE));
+	ASSERT_EQ(EFAULT, errno);
 	munmap(hdr, info.mmap_size);
 	close(fd);
 }

@@ -18,13 +18,14 @@
 # The debug tier builds scripts/debug-kernel.sh's KASAN/lockdep/kmemleak/
 # UBSAN kernel, or reuses its cache (about 15 minutes the first time on 2
 # cores), builds ringcap.ko and the sim against it and runs the same
-# selftests; the runner fails the guest on any kernel report. It is the
-# longest part, so it runs beside the rest: its kernel builds at low
-# priority from the start, and its guest boots as soon as that kernel and
-# the common build are ready, while the distro guests run one after the
-# other. A TCG guest keeps one host CPU busy, so on two CPUs the two lanes
-# hardly slow each other. Its output is shown once it is done
-# (build/check/debug-lane.log).
+# selftests and then 60 s of the fuzzer (selftests/fuzz/fuzz.sh, whose
+# results count like the others'); the runner fails the guest on any
+# kernel report. It is the longest part, so it runs beside the rest: its
+# kernel builds at low priority from the start, and its guest boots as
+# soon as that kernel and the common build are ready, while the distro
+# guests run one after the other. A TCG guest keeps one host CPU busy, so
+# on two CPUs the two lanes hardly slow each other. Its output is shown
+# once it is done (build/check/debug-lane.log).
 #
 # Build steps that fail count as one failed test each and the run goes on,
 # so one report shows everything. A guest that times out, panics or logs a
@@ -187,7 +188,8 @@ debug_lane() {
 	guest_run "$krel" $((timeout * 3)) --kernel-image "$dk/bzImage" "${guest_nics[@]}" \
 		-e "RC_RINGCAP_KO=$top/selftests/build/$krel/ringcap.ko" \
 		-e "RC_E1000E_KO=$top/selftests/build/$krel/ringcap_e1000e.ko" \
-		-e RC_E1000E_FRAMES=20000 -e RC_E1000E_TCP_MB=2 -e RC_TEST_TIMEOUT=2400
+		-e RC_E1000E_FRAMES=20000 -e RC_E1000E_TCP_MB=2 -e RC_TEST_TIMEOUT=2400 \
+		-e RC_FUZZ_SECONDS=60 -e RC_FUZZ_SEGMENT=60
 	printf '%-30s %5ds\n' "guest $krel" $(($(now) - t1)) >>"$lane/timings"
 }
 

@@ -25,7 +25,7 @@
 #include "rc_frames.h"
 #include "rc_util.h"
 
-static void ipv6_off(const char *dev)
+void fz_ipv6_off(const char *dev)
 {
 	char path[128];
 	int fd;
@@ -41,13 +41,18 @@ static void ipv6_off(const char *dev)
 	close(fd);
 }
 
-/* ip(8), quietly: a sim may vanish with its module at any time. */
-static int ip_link(const char *fmt, const char *a, const char *b)
+/* ifconfig NAME up, in the worker's current netns */
+static int set_up(struct fz_worker *w, const char *name)
 {
-	char cmd[160];
+	struct ifreq ifr;
+	int fd = w->ctl_fd[w->gen];
 
-	snprintf(cmd, sizeof(cmd), fmt, a, b);
-	return rc_sh("{ ip link %s; } >/dev/null 2>&1", cmd) ? -EIO : 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr))
+		return -errno;
+	ifr.ifr_flags |= IFF_UP;
+	return ioctl(fd, SIOCSIFFLAGS, &ifr) ? -errno : 0;
 }
 
 static int free_slot(struct fz_worker *w, int not)
@@ -94,11 +99,11 @@ static int make_veth(struct fz_worker *w)
 		return -ENOSPC;
 	snprintf(na, sizeof(na), "fz%dv%ua", w->id, w->dev_seq);
 	snprintf(nb, sizeof(nb), "fz%dv%ub", w->id, w->dev_seq++);
-	err = ip_link("add %s type veth peer name %s", na, nb);
+	err = fz_nl_veth(na, nb);
 	if (!err) {
-		ipv6_off(na);
-		ipv6_off(nb);
-		err = ip_link("set %s up && ip link set %s up", na, nb);
+		fz_ipv6_off(na);
+		fz_ipv6_off(nb);
+		err = set_up(w, na) ?: set_up(w, nb);
 	}
 	fz_count(OP_DEV_CREATE, err < 0);
 	if (err < 0)
@@ -117,10 +122,10 @@ static int make_sim(struct fz_worker *w)
 	if (d < 0 || access(RC_SIM_DEBUGFS, F_OK))
 		return -ENOSPC;
 	snprintf(name, sizeof(name), "fz%ds%u", w->id, w->dev_seq++);
-	err = ip_link("add %s type ringcap_sim%s", name, "");
+	err = fz_nl_add(name, "ringcap_sim");
 	if (!err) {
-		ipv6_off(name);
-		err = ip_link("set %s up%s", name, "");
+		fz_ipv6_off(name);
+		err = set_up(w, name);
 	}
 	fz_count(OP_DEV_CREATE, err < 0);
 	if (err < 0)
@@ -145,6 +150,8 @@ int fz_dev_setup(struct fz_worker *w)
 	if (fd < 0)
 		return -errno;
 	if (!w->init_netns || w->gen) {
+		fz_ipv6_off("all");
+		fz_ipv6_off("default");
 		if (!ioctl(fd, SIOCGIFFLAGS, &ifr)) {
 			ifr.ifr_flags |= IFF_UP;
 			ioctl(fd, SIOCSIFFLAGS, &ifr);
@@ -162,7 +169,7 @@ void fz_dev_cleanup(struct fz_worker *w)
 	for (i = 0; i < FZ_MAX_DEVS; i++)
 		if (w->devs[i].alive && w->devs[i].gen == 0 && w->init_netns &&
 		    (w->devs[i].sim || w->devs[i].peer > i))
-			ip_link("del %s%s", w->devs[i].name, "");
+			fz_nl_del(w->devs[i].name);
 }
 
 void fz_op_dev_create(struct fz_worker *w)
@@ -215,7 +222,7 @@ void fz_op_dev_delete(struct fz_worker *w)
 	}
 	if (!dev->alive || dev->gen != w->gen)
 		return;
-	err = ip_link("del %s%s", dev->name, "");
+	err = fz_nl_del(dev->name);
 	fz_count(OP_DEV_DELETE, err);
 	/* A sim may have gone with its module (the supervisor). */
 	dev->alive = false;

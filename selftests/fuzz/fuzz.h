@@ -233,6 +233,12 @@ void fz_op_inject(struct fz_worker *w);
 void fz_op_send(struct fz_worker *w);
 int fz_pick_ifindex(struct fz_worker *w, int *dev);
 void fz_dev_cleanup(struct fz_worker *w);
+void fz_ipv6_off(const char *dev);
+
+/* nl.c: rtnetlink, without ip(8); 0 or -errno */
+int fz_nl_veth(const char *a, const char *b);
+int fz_nl_add(const char *name, const char *kind);
+int fz_nl_del(const char *name);
 
 /* super.c: supervisor (parameters, rmmod, sim reload) and traffic */
 void fz_supervise_init(void);

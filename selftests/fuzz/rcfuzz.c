@@ -278,9 +278,6 @@ static void worker_main(int id, uint64_t deadline_ns)
 		fz_fail("worker %d: unshare(CLONE_NEWNET): %m", id);
 		_exit(1);
 	}
-	if (!w.init_netns) {
-		rc_sh("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1 2>/dev/null");
-	}
 	if (fz_dev_setup(&w)) {
 		fz_fail("worker %d: cannot set up its devices", id);
 		_exit(1);

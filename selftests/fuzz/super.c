@@ -39,6 +39,48 @@ static const char *const pname[P_N] = { "transparent_mode", "ring_size",
 	"max_ring_mem", "watermark", "timeout_us", "family" };
 static long orig[P_N];
 static int sentinel = -1;
+/* Parameters added after this was written: written too, less strictly. */
+static char other[8][64];
+static char other_orig[8][64];
+static int nother;
+
+static int read_str(const char *name, char *buf, size_t len)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), RC_PARAMS "/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return 0;
+}
+
+static void find_others(void)
+{
+	struct dirent *de;
+	DIR *dir = opendir(RC_PARAMS);
+	int i;
+
+	while (dir && (de = readdir(dir)) && nother < 8) {
+		if (de->d_name[0] == '.')
+			continue;
+		for (i = 0; i < P_N && strcmp(de->d_name, pname[i]); i++)
+			;
+		if (i < P_N)
+			continue;
+		snprintf(other[nother], sizeof(other[0]), "%.63s", de->d_name);
+		if (!read_str(other[nother], other_orig[nother],
+			      sizeof(other_orig[0])))
+			nother++;
+	}
+	if (dir)
+		closedir(dir);
+}
 
 void fz_supervise_init(void)
 {
@@ -46,6 +88,7 @@ void fz_supervise_init(void)
 
 	for (i = 0; i < P_N; i++)
 		orig[i] = rc_param_get(pname[i]);
+	find_others();
 	sentinel = rc_socket();
 	if (sentinel < 0)
 		fz_fail("supervisor: no ringcap socket (%d)", sentinel);
@@ -63,8 +106,40 @@ void fz_supervise_restore(void)
 		fz_check(!err, "restoring %s=%ld: %d", pname[order[i]],
 			 orig[order[i]], err);
 	}
+	for (i = 0; i < nother; i++) {
+		char path[128];
+		int fd;
+
+		snprintf(path, sizeof(path), RC_PARAMS "/%.63s", other[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0 && write(fd, other_orig[i], strlen(other_orig[i])) < 0)
+			fz_log("restoring %s: %m", other[i]);
+		if (fd >= 0)
+			close(fd);
+	}
 	if (sentinel >= 0)
 		close(sentinel);
+}
+
+/* A parameter this program does not know: only the errno's kind. */
+static void other_write(struct fz_worker *w)
+{
+	static const char *const vals[] = { "0", "1", "2", "4096", "65536",
+		"abc", "-1", "4294967296", "0x10", "" };
+	const char *name = other[fz_rnd(w, nother)];
+	const char *v = vals[fz_rnd(w, 10)];
+	char path[128];
+	int fd, err;
+
+	snprintf(path, sizeof(path), RC_PARAMS "/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		FZ_EXPECT(OP_PARAM, errno, ("open %s", name), EACCES, EPERM);
+		return;
+	}
+	err = write(fd, v, strlen(v)) < 0 ? errno : 0;
+	close(fd);
+	FZ_EXPECT(OP_PARAM, err, ("%s=%s", name, v), 0, EINVAL, ERANGE);
 }
 
 /* kstrtouint(s, 0, &v): optional '+', 0x/0 prefix, one trailing '\n'. */
@@ -249,7 +324,9 @@ void fz_supervise_step(struct fz_worker *w)
 	unsigned int r = fz_rnd(w, 100);
 
 	/* About every 10 s the sim module goes, with every sim device. */
-	if (r < 70)
+	if (r < 70 && nother && fz_chance(w, 15))
+		other_write(w);
+	else if (r < 70)
 		param_write(w);
 	else if (r < 84)
 		try_rmmod();

@@ -52,6 +52,21 @@ static u32 ringcap_next_version(void)
 	return ringcap_set_version;
 }
 
+/* rs is in sets from @version on; it is in no set yet. */
+static void ringcap_fed_open(struct ringcap_sock *rs, u32 version)
+{
+	WRITE_ONCE(rs->fed_len, 0);
+	WRITE_ONCE(rs->fed_from, version);
+	WRITE_ONCE(rs->fed_len, RINGCAP_FED_OPEN);
+}
+
+/* rs is in no set from @version on. */
+static void ringcap_fed_close(struct ringcap_sock *rs, u32 version)
+{
+	WRITE_ONCE(rs->fed_len,
+		   (version - rs->fed_from) & RINGCAP_VERSION_MASK);
+}
+
 bool ringcap_fed_by(const struct ringcap_sock *rs, u32 version)
 {
 	return ((version - READ_ONCE(rs->fed_from)) & RINGCAP_VERSION_MASK) <
@@ -82,14 +97,11 @@ static int ringcap_dev_set_publish(struct ringcap_dev *rd,
 		if (old->socks[i] != del)
 			set->socks[set->nr++] = old->socks[i];
 	if (add) {
-		WRITE_ONCE(add->fed_len, 0);
-		WRITE_ONCE(add->fed_from, set->version);
-		WRITE_ONCE(add->fed_len, RINGCAP_FED_OPEN);
+		ringcap_fed_open(add, set->version);
 		set->socks[set->nr++] = add;
 	}
 	if (del)
-		WRITE_ONCE(del->fed_len, (set->version - del->fed_from) &
-					 RINGCAP_VERSION_MASK);
+		ringcap_fed_close(del, set->version);
 	rcu_assign_pointer(rd->set, set);
 	if (old)
 		kfree_rcu(old, rcu);
@@ -230,9 +242,7 @@ struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 	list_for_each_entry(rs, &ringcap_socks, all_node) {
 		if (rs->dev != dev)
 			continue;
-		WRITE_ONCE(rs->fed_len, 0);
-		WRITE_ONCE(rs->fed_from, set->version);
-		WRITE_ONCE(rs->fed_len, RINGCAP_FED_OPEN);
+		ringcap_fed_open(rs, set->version);
 		rs->rd = rd;
 		set->socks[set->nr++] = rs;
 	}
@@ -260,9 +270,7 @@ void ringcap_unregister_dev(struct ringcap_dev *rd)
 
 	list_del(&rd->node);
 	for (i = 0; i < set->nr; i++) {
-		WRITE_ONCE(set->socks[i]->fed_len,
-			   (version - set->socks[i]->fed_from) &
-			   RINGCAP_VERSION_MASK);
+		ringcap_fed_close(set->socks[i], version);
 		set->socks[i]->rd = NULL;
 	}
 	RCU_INIT_POINTER(rd->set, NULL);

@@ -304,13 +304,82 @@ void fz_op_inject(struct fz_worker *w)
 		return;
 	}
 	rc_specs(specs, n, w->frame_seq, fz_chance(w, 70) ? RC_QUEUE_MIXED :
-		 (int)fz_rnd(w, 2), w->id,
+		 (int)fz_rnd(w, 2), w->run,
 		 fz_chance(w, 80) ? RC_LEN_VARIED : RC_MIN_LEN);
 	w->frame_seq += n;
 	err = -rc_sim_inject(w->devs[d].name, specs, n);
 	/* ENXIO, ENOENT, EIO: the sim module is going (the supervisor) */
 	FZ_EXPECT(OP_INJECT, err, ("inject into %s", w->devs[d].name), 0,
 		  ENOENT, EIO, ENXIO);
+}
+
+/* One record into a sim file (inject or hold); 0 or an errno. */
+static int sim_write(const char *dev, const char *file, const void *buf,
+		     size_t len)
+{
+	char path[128];
+	ssize_t r;
+	int fd;
+
+	snprintf(path, sizeof(path), RC_SIM_DEBUGFS "/%s/%s", dev, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	r = write(fd, buf, len);
+	close(fd);
+	return r < 0 ? errno : 0;
+}
+
+/*
+ * The sim's fault knobs: frames whose stack half waits (hold, release),
+ * unregistering from ringcap and back (aware), its missed-frame counter
+ * set anywhere, including below its last value (rx_missed), rtnl held.
+ */
+void fz_op_sim_knob(struct fz_worker *w)
+{
+	int d = pick_dev(w, true), err, n, i;
+	const char *name;
+	uint8_t buf[8 * (4 + RC_MAX_LEN)];
+	struct rc_spec sp;
+	char v[24];
+	size_t len = 0;
+
+	if (d < 0)
+		return;
+	name = w->devs[d].name;
+	switch (fz_rnd(w, 20)) {
+	case 0: case 1: case 2: case 3: case 4: case 5:
+		n = 1 + fz_rnd(w, 8);
+		for (i = 0; i < n; i++) {
+			rc_specs(&sp, 1, w->frame_seq++, fz_rnd(w, 2), w->run,
+				 RC_LEN_VARIED);
+			buf[len] = sp.queue;
+			buf[len + 1] = 0;
+			buf[len + 2] = sp.len & 0xff;
+			buf[len + 3] = sp.len >> 8;
+			rc_frame_build(buf + len + 4, &sp);
+			len += 4 + sp.len;
+		}
+		err = sim_write(name, "hold", buf, len);
+		break;
+	case 6: case 7: case 8: case 9: case 10: case 11:
+		err = sim_write(name, "release", "1", 1);
+		break;
+	case 12: case 13: case 14: case 15:
+		err = sim_write(name, "aware", fz_rnd(w, 2) ? "1" : "0", 1);
+		break;
+	case 16: case 17: case 18:
+		snprintf(v, sizeof(v), "%u", fz_chance(w, 50) ?
+			 (unsigned int)fz_rnd(w, 100) : (unsigned int)fz_rand(&w->rng));
+		err = sim_write(name, "rx_missed", v, strlen(v));
+		break;
+	default:
+		snprintf(v, sizeof(v), "%u", fz_rnd(w, 30));
+		err = sim_write(name, "rtnl_hold_ms", v, strlen(v));
+	}
+	/* ENOENT, ENXIO, EIO: the sim went, or its module (the supervisor) */
+	FZ_EXPECT(OP_SIM_KNOB, err, ("sim knob on %s", name), 0, ENOENT, ENXIO,
+		  EIO);
 }
 
 /* Frames out of veth end a (they arrive on b), or out of lo. */
@@ -331,7 +400,7 @@ void fz_op_send(struct fz_worker *w)
 		return;
 	}
 	for (i = 0; i < n && !err; i++) {
-		rc_specs(&sp, 1, w->frame_seq++, 0, w->id,
+		rc_specs(&sp, 1, w->frame_seq++, 0, w->run,
 			 fz_chance(w, 80) ? RC_LEN_VARIED : RC_MIN_LEN);
 		rc_frame_build(buf, &sp);
 		if (sendto(fd, buf, sp.len, MSG_DONTWAIT,

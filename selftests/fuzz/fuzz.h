@@ -26,6 +26,8 @@
 #define FZ_PAGE		4096u
 /* Ring sizes the workers ask for stay small: the guest has 2 GiB. */
 #define FZ_RING_MAX	(4u << 20)
+#define FZ_TRAFFIC_RUN	200
+#define FZ_SEQ_BITS	(1u << 20)	/* duplicate check window */
 
 /* Operation kinds, counted separately in the summary. */
 enum fz_op {
@@ -34,7 +36,7 @@ enum fz_op {
 	OP_READ, OP_POLL, OP_EPOLL, OP_FILTER_ATTACH, OP_FILTER_DETACH,
 	OP_FILTER_OTHER, OP_FORK, OP_CHILD_OP, OP_UNSHARE, OP_SETNS,
 	OP_CAPDROP, OP_USERNS, OP_DEV_CREATE, OP_DEV_DELETE, OP_LINK_FLAP,
-	OP_INJECT, OP_SEND, OP_PARAM, OP_RMMOD, OP_SIM_RELOAD, OP_PROC,
+	OP_INJECT, OP_SIM_KNOB, OP_SEND, OP_PARAM, OP_RMMOD, OP_SIM_RELOAD, OP_PROC,
 	OP_TRAFFIC,
 	OP_MAX
 };
@@ -111,6 +113,8 @@ struct fz_sock {
 	bool cons_ever_bad;	/* consumer was ever invalid */
 	bool desc_dirty;	/* someone wrote the read-only header part */
 	bool vandal;		/* a fork child that may write it is alive */
+	/* test frames seen, by sequence number: ours, the traffic process' */
+	uint8_t *seen[2];
 };
 
 struct fz_worker {
@@ -129,6 +133,7 @@ struct fz_worker {
 	int unshares;
 	unsigned int dev_seq;
 	uint32_t frame_seq;
+	uint8_t run;		/* marks our test frames: id, 100 + id in children */
 	bool child;		/* a fork child: models are off */
 	bool init_netns;	/* worker 0: sees the guest's NICs */
 };
@@ -230,6 +235,7 @@ void fz_op_dev_create(struct fz_worker *w);
 void fz_op_dev_delete(struct fz_worker *w);
 void fz_op_link_flap(struct fz_worker *w);
 void fz_op_inject(struct fz_worker *w);
+void fz_op_sim_knob(struct fz_worker *w);
 void fz_op_send(struct fz_worker *w);
 int fz_pick_ifindex(struct fz_worker *w, int *dev);
 void fz_dev_cleanup(struct fz_worker *w);

@@ -157,6 +157,7 @@ void fz_op_fork(struct fz_worker *w)
 	}
 	if (pid == 0) {
 		w->child = true;
+		w->run = 100 + w->id;
 		w->children = 0;
 		w->vandals = 0;
 		w->rng = fz_seed_mix(w->rng, getpid(), 7);
@@ -194,6 +195,7 @@ static void in_child(struct fz_worker *w, void (*fn)(struct fz_worker *),
 		return;
 	if (pid == 0) {
 		w->child = true;
+		w->run = 100 + w->id;
 		mark_shared(w, ~0u);
 		fn(w);
 		_exit(0);

@@ -66,7 +66,7 @@ static const char *const op_names[OP_MAX] = {
 	[OP_SETNS] = "setns", [OP_CAPDROP] = "capdrop",
 	[OP_USERNS] = "userns", [OP_DEV_CREATE] = "dev_create",
 	[OP_DEV_DELETE] = "dev_delete", [OP_LINK_FLAP] = "link_flap",
-	[OP_INJECT] = "inject", [OP_SEND] = "send", [OP_PARAM] = "param",
+	[OP_INJECT] = "inject", [OP_SIM_KNOB] = "sim_knob", [OP_SEND] = "send", [OP_PARAM] = "param",
 	[OP_RMMOD] = "rmmod", [OP_SIM_RELOAD] = "sim_reload",
 	[OP_PROC] = "proc",
 	[OP_TRAFFIC] = "traffic",
@@ -229,6 +229,7 @@ static const struct fz_choice choices[] = {
 	{ fz_op_dev_delete, 1, false },
 	{ fz_op_link_flap, 2, false },
 	{ fz_op_inject, 8, true },
+	{ fz_op_sim_knob, 3, false },
 	{ fz_op_send, 6, true },
 };
 
@@ -268,6 +269,7 @@ static void worker_main(int id, uint64_t deadline_ns)
 	w.id = id;
 	w.rng = fz_seed_mix(fz->seed, id + 1, 0);
 	w.init_netns = id == 0;
+	w.run = id;
 	w.epfd = -1;
 	for (i = 0; i < FZ_MAX_DEVS; i++)
 		w.devs[i].pkt_fd = -1;

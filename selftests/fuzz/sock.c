@@ -44,6 +44,8 @@ struct fz_sock *fz_pick_sock(struct fz_worker *w)
 
 void fz_sock_forget(struct fz_worker *w, int i)
 {
+	free(w->socks[i].seen[0]);
+	free(w->socks[i].seen[1]);
 	w->socks[i] = w->socks[--w->nsocks];
 }
 

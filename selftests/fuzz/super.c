@@ -283,6 +283,9 @@ static void try_rmmod(void)
 		  EWOULDBLOCK, EBUSY);
 	if (err == EWOULDBLOCK || err == EBUSY)
 		__atomic_add_fetch(&fz->rmmod_refused, 1, __ATOMIC_RELAXED);
+	if (!err)	/* gone under our sockets: bring it back to go on */
+		rc_sh("%s >/dev/null 2>&1", getenv("RC_RINGCAP_KO") ?
+		      "insmod \"$RC_RINGCAP_KO\"" : "modprobe ringcap");
 }
 
 static void sim_reload(struct fz_worker *w)

@@ -15,9 +15,9 @@
 #     NIC as fast as it can (its ceiling: what QEMU cannot take is dropped
 #     at the host socket), and rcgen in the guest sends UDP through the
 #     veth pair sva -> svb (svb in netns "soak"). Every SOAK_STEP seconds
-#     one action, in turn: a mode switch (transparent_mode to another of
-#     0/1/2), a churn reader killed with SIGKILL, one stopped with SIGTERM;
-#     either is restarted at once with the next ring size of SOAK_RINGS.
+#     a mode switch (transparent_mode to another of 0/1/2) and a churn
+#     reader ended, in turn with SIGKILL and with SIGTERM, and restarted at
+#     once with its next ring size of SOAK_RINGS.
 #     Churn readers: NIC@0, NIC@1, NIC (all queues), svb.
 #  2. the traffic stops, the counters settle and the window is accounted;
 #  3. a reload phase under traffic, SOAK_RELOADS times: unbind/bind of
@@ -78,7 +78,8 @@
 # the kernel log since the start (scripts/vm/scan-log's patterns).
 #
 #   SOAK_WINDOW=20 SOAK_STEP=2 SOAK_RELOADS=2 SOAK_RELOAD_TRAFFIC=10
-#   SOAK_RATE=0 (host, pps; 0 = as fast as it can) SOAK_VETH_RATE=0
+#   SOAK_RATE=50000 (host, pps: several times what a TCG guest takes; 0 =
+#   as fast as the host can) SOAK_VETH_RATE=0 (as fast as the guest can)
 #   SOAK_RINGS="64k 256k 1M 4M 16M" SOAK_SEED (default: the time)
 #   RC_RINGCAP_KO, RC_E1000E_KO  insmod these instead of modprobe
 #
@@ -97,7 +98,7 @@ WINDOW=${SOAK_WINDOW:-20}
 STEP=${SOAK_STEP:-2}
 RELOADS=${SOAK_RELOADS:-2}
 RELOAD_TRAFFIC=${SOAK_RELOAD_TRAFFIC:-10}
-RATE=${SOAK_RATE:-0}
+RATE=${SOAK_RATE:-50000}
 VETH_RATE=${SOAK_VETH_RATE:-0}
 read -r -a RINGS <<<"${SOAK_RINGS:-64k 256k 1M 4M 16M}"
 SEED=${SOAK_SEED:-$(date +%s)}
@@ -281,15 +282,16 @@ mode_switch() {
 		fail modes "transparent_mode $cur -> $m: reads back $(cat "$PARAMS/transparent_mode")"
 	fi
 }
-# One action, in turn: mode switch, SIGKILL a churn reader, SIGTERM one.
+# A mode switch, and a churn reader ended, in turn by SIGKILL and SIGTERM,
+# and restarted. Starting a reader takes seconds on the debug kernel, so
+# both happen at every step.
 ACT=0
 act() {
-	local slot=${CHURN[RANDOM % ${#CHURN[@]}]}
-	case $((ACT++ % 3)) in
-	0) mode_switch ;;
-	1) rd_stop "$slot" KILL; churn_start "$slot" ;;
-	2) rd_stop "$slot" TERM; churn_start "$slot" ;;
-	esac
+	local slot=${CHURN[RANDOM % ${#CHURN[@]}]} sig=KILL
+	mode_switch
+	[ $((ACT++ % 2)) = 0 ] || sig=TERM
+	rd_stop "$slot" "$sig"
+	churn_start "$slot"
 }
 
 # ---- one accounted window ---------------------------------------------------
@@ -425,6 +427,7 @@ reload_phase() {
 echo "TAP version 13"
 echo "1..$PLAN"
 echo "# $(uname -r), $(nproc) CPUs, $((SECS)) s, window $WINDOW s, step $STEP s, seed $SEED"
+echo "# modules: ${SOAK_SOURCE:-as installed}; host rate ${RATE} pps, veth rate $VETH_RATE pps"
 why=
 [ "$(id -u)" = 0 ] || why="needs root"
 for f in "$RINGCOUNT" "$RCGEN" "$RC_HOST" "$(command -v ethtool || echo ethtool)"; do
@@ -532,6 +535,7 @@ else
 fi
 
 {
+	echo "soak: modules ${SOAK_SOURCE:-as installed}"
 	echo "soak: kernel $(uname -r) seed $SEED duration $((SECONDS - t0)) s (measured $((SECONDS - t_base)) s after the warm-up round) rounds $round windows $WINDOWS"
 	echo "soak: mode_switches $MODE_SWITCHES (to0 ${MODE_TO[0]} to1 ${MODE_TO[1]} to2 ${MODE_TO[2]}) readers_started $GEN_STARTED sigkill $GEN_KILLED sigterm $GEN_STOPPED lost_device $GEN_LOST ring_sizes ${!SIZE_USED[*]}"
 	echo "soak: reloads $rl (cycles per phase $RELOADS)"

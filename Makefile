@@ -20,6 +20,10 @@
 #   make bench        ringcap against AF_PACKET, side by side, the full
 #                     matrix (about an hour; docs/BENCHMARKS.md)
 #   make bench-quick  a reduced matrix, under 10 minutes
+#   make fuzz         random and hostile use of the whole user API on the
+#                     debug kernel, FUZZ_SECONDS (default 600; RELIABILITY.md)
+#   make soak         traffic, mode switches, reader restarts and reloads on
+#                     the debug kernel, SOAK_SECONDS (default 600)
 #   make clean
 #
 # KVERS="..." picks the kernels (default: scripts/kernels.sh).
@@ -28,7 +32,7 @@ KVERS ?= $(shell scripts/kernels.sh)
 export RINGCAP_KERNELS := $(KVERS)
 
 .PHONY: all userland libpcap-ring module module-w1 selftests dkms-install check \
-	check-debug demo bench bench-quick clean help
+	check-debug demo bench bench-quick fuzz soak clean help
 
 all: userland libpcap-ring module
 
@@ -67,6 +71,12 @@ bench:
 
 bench-quick:
 	scripts/bench.sh quick
+
+fuzz:
+	scripts/fuzz.sh $(or $(FUZZ_SECONDS),600)
+
+soak:
+	scripts/soak.sh $(or $(SOAK_SECONDS),600)
 
 clean:
 	rm -rf build

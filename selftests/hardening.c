@@ -489,13 +489,14 @@ TEST_F_TIMEOUT(sim, proc_names_whole_during_renames, 180)
  */
 TEST(proc_pid_as_the_reader_sees_it)
 {
-	int to_parent[2], to_child[2];
-	struct rc_proc_line l;
+	int to_parent[2], ready[2], to_child[2];
 	pid_t pid, inner = 0;
 	char c;
 
 	RC_REQUIRE(false);
+	/* Two writers: one pipe each, or their bytes may interleave. */
 	ASSERT_EQ(0, pipe(to_parent));
+	ASSERT_EQ(0, pipe(ready));
 	ASSERT_EQ(0, pipe(to_child));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -513,21 +514,20 @@ TEST(proc_pid_as_the_reader_sees_it)
 			_exit(0);
 		}
 		/* pid 1 of the new namespace */
-		if (rc_socket() < 0 || write(to_parent[1], "r", 1) != 1)
+		if (rc_socket() < 0 || write(ready[1], "r", 1) != 1)
 			_exit(1);
 		if (read(to_child[0], &c, 1) < 0)
 			_exit(1);
 		_exit(0);
 	}
 	ASSERT_EQ(sizeof(inner), read(to_parent[0], &inner, sizeof(inner)));
-	ASSERT_EQ(1, read(to_parent[0], &c, 1));
+	ASSERT_EQ(1, read(ready[0], &c, 1));
 	ASSERT_EQ(1, rc_proc_count() >= 1);
 	ASSERT_EQ(0, rc_sh("grep -q '^%d ' /proc/net/ringcap", inner))
 		TH_LOG("no socket line with pid %d", inner);
 	ASSERT_NE(0, rc_sh("grep -q '^1 ' /proc/net/ringcap"));
 	ASSERT_EQ(1, write(to_child[1], "x", 1));
 	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
-	(void)l;
 }
 
 /* ---- the ring's geometry and memory -------------------------------- */

@@ -12,21 +12,21 @@
 #   --kernel KVER    a distro kernel instead of the debug one (quicker,
 #                    without the debug checks)
 #   --seed N         seed of the first segment (default: from the clock)
-#   --segment SEC    rcfuzz run length between full module reloads (30)
+#   --segment SEC    rcfuzz run length between full module reloads (60)
 #   --workers N      rcfuzz worker processes (3)
 #
 # Builds what it needs (the debug kernel once, then cached; userland for
 # the host traffic generator; the selftest programs and modules), runs
 # selftests/fuzz/fuzz.sh in the guest and prints its TAP. The guest fails
 # on any kernel report (scripts/vm/run exits 125) and that fails the run.
-# Logs: build/fuzz/ (console.log, share/stdout, share/dmesg, result).
+# Logs: build/fuzz/KVER/ (console.log, share/stdout, share/dmesg, result).
 # Exit status 0 only if the fuzz and the guest were clean.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$top"
 
-kver= seed= segment=30 workers=3 secs=600
+kver= seed= segment=60 workers=3 secs=600
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kver=${2:?}; shift 2 ;;
@@ -60,7 +60,7 @@ envs=(-e "RC_FUZZ_SECONDS=$secs" -e "RC_FUZZ_SEGMENT=$segment"
       -e "RC_SIM_KO=$b/ringcap_sim.ko")
 [ -z "$seed" ] || envs+=(-e "RC_FUZZ_SEED=$seed")
 
-dir=$top/build/fuzz
+dir=$top/build/fuzz/$krel
 rm -rf "$dir"
 mkdir -p "$dir"
 echo "==== fuzz: $secs s on $krel (logs: $dir)"

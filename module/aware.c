@@ -30,7 +30,7 @@ struct ringcap_dev {
 	struct list_head node;		/* ringcap_devs, under rtnl */
 	struct net_device *dev;
 	unsigned int nr_rxq;
-	struct ringcap_dev_set __rcu *set;	/* never NULL while registered */
+	struct ringcap_dev_set __rcu *set;	/* never NULL */
 };
 
 static LIST_HEAD(ringcap_devs);
@@ -257,8 +257,9 @@ EXPORT_SYMBOL_GPL(ringcap_register_dev);
  * ringcap_unregister_dev - stop feeding rings from a device
  * @rd: the handle from ringcap_register_dev()
  *
- * Caller holds rtnl_lock and makes no further ringcap_rx() call with @rd.
- * Bound sockets stay bound and fall back to the standard path (mode 0);
+ * Caller holds rtnl_lock and starts no ringcap_rx() call with @rd once
+ * this returns; calls already running may finish meanwhile. Bound sockets
+ * stay bound and fall back to the standard path (mode 0);
  * skbs the driver already marked with ringcap_rx_skb() still reach each
  * socket once.
  */
@@ -273,8 +274,12 @@ void ringcap_unregister_dev(struct ringcap_dev *rd)
 		ringcap_fed_close(set->socks[i], version);
 		set->socks[i]->rd = NULL;
 	}
-	RCU_INIT_POINTER(rd->set, NULL);
-	/* ringcap_rx() calls in flight may still walk the set. */
+	/*
+	 * ringcap_rx() calls in flight (a driver's RX thread finishing its
+	 * batch) may still walk the set, so it stays in place until they are
+	 * done. What they deliver is marked with its version, which the
+	 * ranges just closed still count as delivered.
+	 */
 	synchronize_net();
 	kfree(set);
 	kfree(rd);

@@ -501,6 +501,12 @@ TEST(proc_pid_as_the_reader_sees_it)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
+		/*
+		 * Only the test holds the write end: if it fails before its
+		 * write, its exit ends the read below, and no child lingers
+		 * holding run_guest.sh's output open.
+		 */
+		close(to_child[1]);
 		if (unshare(CLONE_NEWPID))
 			_exit(2);
 		inner = fork();

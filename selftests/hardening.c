@@ -388,25 +388,16 @@ TEST_F(sim, nic_dropped_survives_a_counter_reset)
 	rc_close(&r);
 }
 
-/* State letter of a task from /proc/PID/stat. */
-static char task_state(pid_t pid)
+/* True while task pid is inside the sim's rtnl-holding sleep. */
+static bool holds_rtnl(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	p = p ? strrchr(buf, ')') : NULL;
-	return p && p[1] ? p[2] : 0;
+	return !rc_sh("grep -q rcsim_rtnl_hold_write /proc/%d/stack", pid);
 }
 
 /*
- * A child holds rtnl for 20 s (the sim sleeps uninterruptibly only once it
- * has it). RINGCAP_STATS must answer while the child still holds it.
+ * A child holds rtnl for 20 s: the sim sleeps with it held, and its write
+ * handler on the child's kernel stack says so. RINGCAP_STATS must answer
+ * while the child still holds it.
  */
 TEST_F_TIMEOUT(sim, stats_do_not_wait_for_rtnl, 120)
 {
@@ -421,7 +412,7 @@ TEST_F_TIMEOUT(sim, stats_do_not_wait_for_rtnl, 120)
 	ASSERT_LE(0, pid);
 	if (!pid)
 		_exit(sim_knob(self->env.sim, "rtnl_hold_ms", "20000") ? 1 : 0);
-	ASSERT_TRUE(RC_WAIT_UNTIL(task_state(pid) == 'D', 20000));
+	ASSERT_TRUE(RC_WAIT_UNTIL(holds_rtnl(pid), 20000));
 	ASSERT_EQ(0, rc_stats(r.fd, &st));
 	ASSERT_EQ(0, waitpid(pid, &status, WNOHANG))
 		TH_LOG("RINGCAP_STATS waited until rtnl was released");

@@ -39,42 +39,7 @@
 /* Write text to one of the sim device's debugfs knobs. */
 static int sim_knob(const char *dev, const char *knob, const char *val)
 {
-	char path[256];
-	ssize_t w;
-	int fd;
-
-	snprintf(path, sizeof(path), RC_SIM_DEBUGFS "/%s/%s", dev, knob);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	w = write(fd, val, strlen(val));
-	close(fd);
-	return w == (ssize_t)strlen(val) ? 0 : w < 0 ? -errno : -EIO;
-}
-
-/* One raw frame into the sim device, through "inject" or "hold". */
-static int sim_raw(const char *dev, const char *knob, unsigned int queue,
-		   const uint8_t *frame, uint16_t len)
-{
-	uint8_t buf[4 + 9018];
-	char path[256];
-	ssize_t w;
-	int fd;
-
-	if (len > sizeof(buf) - 4)
-		return -EINVAL;
-	buf[0] = queue;
-	buf[1] = 0;
-	buf[2] = len & 0xff;
-	buf[3] = len >> 8;
-	memcpy(buf + 4, frame, len);
-	snprintf(path, sizeof(path), RC_SIM_DEBUGFS "/%s/%s", dev, knob);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	w = write(fd, buf, 4 + len);
-	close(fd);
-	return w == 4 + len ? 0 : w < 0 ? -errno : -EIO;
+	return rc_sim_write(dev, knob, val, strlen(val));
 }
 
 /* caplen of each record in the ring, in order; returns the count. */
@@ -234,7 +199,7 @@ static int run_prog(struct rc_env *env, unsigned int p, int mode,
 	if (setsockopt(r.fd, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof(fp)))
 		goto out;
 	for (k = 0; k < NFRAME; k++) {
-		if (sim_raw(env->sim, "inject", k & 1, f, frame(k, f)) ||
+		if (rc_sim_raw(env->sim, "inject", k & 1, f, frame(k, f)) ||
 		    rc_wait_accounted(r.fd, k + 1, 20000, &st))
 			goto out;
 		caplen[k] = 0;
@@ -319,7 +284,7 @@ TEST_F(sim, held_frame_once_across_driver_unregister)
 	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, RINGCAP_QUEUE_ANY,
 				   0));
 	/* the driver offers the frame to the rings, then holds its skb */
-	ASSERT_EQ(0, sim_raw(self->env.sim, "hold", 0, f, frame(F_UDP, f)));
+	ASSERT_EQ(0, rc_sim_raw(self->env.sim, "hold", 0, f, frame(F_UDP, f)));
 	ASSERT_EQ(1, received(r.fd));
 	ASSERT_EQ(0, sim_knob(self->env.sim, "aware", "0"));
 	ASSERT_EQ(0, sim_knob(self->env.sim, "release", "1"));
@@ -329,7 +294,7 @@ TEST_F(sim, held_frame_once_across_driver_unregister)
 				  20000));
 	ASSERT_EQ(1, received(r.fd)) TH_LOG("the mode 0 hook delivered it again");
 	/* and the next frame comes through the standard path, once */
-	ASSERT_EQ(0, sim_raw(self->env.sim, "inject", 0, f, frame(F_UDP, f)));
+	ASSERT_EQ(0, rc_sim_raw(self->env.sim, "inject", 0, f, frame(F_UDP, f)));
 	ASSERT_TRUE(RC_WAIT_UNTIL(received(r.fd) >= 2, 20000));
 	ASSERT_EQ(0, sim_knob(self->env.sim, "aware", "1"));
 	rc_close(&r);
@@ -347,7 +312,7 @@ TEST_F(sim, socket_bound_while_frame_in_flight_gets_it)
 	ASSERT_LE(0, pkt);
 	ASSERT_EQ(0, rc_open_bound(&a, self->env.sim_idx, RINGCAP_QUEUE_ANY,
 				   0));
-	ASSERT_EQ(0, sim_raw(self->env.sim, "hold", 0, f, frame(F_UDP, f)));
+	ASSERT_EQ(0, rc_sim_raw(self->env.sim, "hold", 0, f, frame(F_UDP, f)));
 	ASSERT_EQ(1, received(a.fd));
 	ASSERT_EQ(0, rc_open_bound(&b, self->env.sim_idx, RINGCAP_QUEUE_ANY,
 				   0));

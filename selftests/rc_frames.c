@@ -107,6 +107,37 @@ int rc_frame_check(const uint8_t *d, uint32_t caplen, uint32_t wire_len,
 	return 0;
 }
 
+int rc_sim_write(const char *dev, const char *file, const void *buf,
+		 size_t len)
+{
+	char path[256];
+	ssize_t w;
+	int fd;
+
+	snprintf(path, sizeof(path), RC_SIM_DEBUGFS "/%s/%s", dev, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	w = write(fd, buf, len);
+	close(fd);
+	return w == (ssize_t)len ? 0 : w < 0 ? -errno : -EIO;
+}
+
+int rc_sim_raw(const char *dev, const char *file, unsigned int queue,
+	       const void *frame, uint16_t len)
+{
+	uint8_t buf[4 + 9018];
+
+	if (len > sizeof(buf) - 4)
+		return -EINVAL;
+	buf[0] = queue & 0xff;
+	buf[1] = queue >> 8;
+	buf[2] = len & 0xff;
+	buf[3] = len >> 8;
+	memcpy(buf + 4, frame, len);
+	return rc_sim_write(dev, file, buf, 4 + len);
+}
+
 int rc_sim_inject(const char *dev, const struct rc_spec *specs,
 		  unsigned int n)
 {

@@ -74,6 +74,12 @@ int rc_frame_check(const uint8_t *data, uint32_t caplen, uint32_t wire_len,
 /* Write frames to the sim's debugfs inject file; 0 or -errno. */
 int rc_sim_inject(const char *dev, const struct rc_spec *specs,
 		  unsigned int n);
+/* One write of buf to a sim debugfs file (inject, hold, aware...). */
+int rc_sim_write(const char *dev, const char *file, const void *buf,
+		 size_t len);
+/* One raw frame of at most 9018 bytes through "inject" or "hold". */
+int rc_sim_raw(const char *dev, const char *file, unsigned int queue,
+	       const void *frame, uint16_t len);
 
 /* What a reader saw: one entry per frame record. */
 struct rc_seen {

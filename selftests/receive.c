@@ -410,28 +410,6 @@ FIXTURE_TEARDOWN(vlan)
 	rc_teardown(&self->env);
 }
 
-/* One raw frame through the sim's inject file: queue, length, bytes. */
-static int sim_inject_raw(const char *dev, const uint8_t *frame,
-			  uint16_t len)
-{
-	uint8_t buf[4 + RC_MAX_LEN + 8];
-	uint16_t q = htole16(0), l = htole16(len);
-	char path[256];
-	ssize_t w;
-	int fd;
-
-	snprintf(path, sizeof(path), RC_SIM_DEBUGFS "/%s/inject", dev);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	memcpy(buf, &q, 2);
-	memcpy(buf + 2, &l, 2);
-	memcpy(buf + 4, frame, len);
-	w = write(fd, buf, 4 + len);
-	close(fd);
-	return w == 4 + len ? 0 : -EIO;
-}
-
 /* Put a tag (ethertype, TCI) after the MAC addresses of frame. */
 static unsigned int vlan_push(uint8_t *out, const uint8_t *frame,
 			      unsigned int len, uint16_t proto, uint16_t tci)
@@ -475,8 +453,8 @@ TEST_F(vlan, outer_tag_reported_inner_tag_in_data)
 	memcpy(a.sll_addr, plain, ETH_ALEN);
 	for (i = 0; i < 2; i++) {
 		if (variant->sim) {
-			ASSERT_EQ(0, sim_inject_raw(self->env.sim, f[i].frame,
-						    f[i].len));
+			ASSERT_EQ(0, rc_sim_raw(self->env.sim, "inject", 0,
+						f[i].frame, f[i].len));
 		} else {
 			ASSERT_EQ(f[i].len, sendto(self->pkt_fd, f[i].frame,
 						   f[i].len, 0,

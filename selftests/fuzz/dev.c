@@ -313,28 +313,6 @@ void fz_op_inject(struct fz_worker *w)
 		  ENOENT, EIO, ENXIO);
 }
 
-/* One record into a sim file (inject or hold); 0 or an errno. */
-static int sim_write(const char *dev, const char *file, const void *buf,
-		     size_t len)
-{
-	char path[128];
-	ssize_t r;
-	int fd;
-
-	snprintf(path, sizeof(path), RC_SIM_DEBUGFS "/%s/%s", dev, file);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno;
-	r = write(fd, buf, len);
-	close(fd);
-	return r < 0 ? errno : 0;
-}
-
-/*
- * The sim's fault knobs: frames whose stack half waits (hold, release),
- * unregistering from ringcap and back (aware), its missed-frame counter
- * set anywhere, including below its last value (rx_missed), rtnl held.
- */
 void fz_op_sim_knob(struct fz_worker *w)
 {
 	int d = pick_dev(w, true), err, n, i;
@@ -360,22 +338,22 @@ void fz_op_sim_knob(struct fz_worker *w)
 			rc_frame_build(buf + len + 4, &sp);
 			len += 4 + sp.len;
 		}
-		err = sim_write(name, "hold", buf, len);
+		err = -rc_sim_write(name, "hold", buf, len);
 		break;
 	case 6: case 7: case 8: case 9: case 10: case 11:
-		err = sim_write(name, "release", "1", 1);
+		err = -rc_sim_write(name, "release", "1", 1);
 		break;
 	case 12: case 13: case 14: case 15:
-		err = sim_write(name, "aware", fz_rnd(w, 2) ? "1" : "0", 1);
+		err = -rc_sim_write(name, "aware", fz_rnd(w, 2) ? "1" : "0", 1);
 		break;
 	case 16: case 17: case 18:
 		snprintf(v, sizeof(v), "%u", fz_chance(w, 50) ?
 			 (unsigned int)fz_rnd(w, 100) : (unsigned int)fz_rand(&w->rng));
-		err = sim_write(name, "rx_missed", v, strlen(v));
+		err = -rc_sim_write(name, "rx_missed", v, strlen(v));
 		break;
 	default:
 		snprintf(v, sizeof(v), "%u", fz_rnd(w, 30));
-		err = sim_write(name, "rtnl_hold_ms", v, strlen(v));
+		err = -rc_sim_write(name, "rtnl_hold_ms", v, strlen(v));
 	}
 	/* ENOENT, ENXIO, EIO: the sim went, or its module (the supervisor) */
 	FZ_EXPECT(OP_SIM_KNOB, err, ("sim knob on %s", name), 0, ENOENT, ENXIO,

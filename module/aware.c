@@ -13,7 +13,6 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
-#include <linux/percpu.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include "ringcap.h"
@@ -36,13 +35,7 @@ struct ringcap_dev {
 static LIST_HEAD(ringcap_devs);
 static u32 ringcap_set_version;		/* under rtnl */
 
-/*
- * Versions are 30 bits (they share ringcap_rx()'s return value with its
- * flags) and compared modulo that. A socket is fed by versions
- * [fed_from, fed_from + fed_len); while it is linked, fed_len is half the
- * version space, far more than can be in flight.
- */
-#define RINGCAP_VERSION_MASK	(~0U >> RINGCAP_RX_VERSION_SHIFT)
+/* Sockets stay in sets this long while linked (ringcap_fed_by()). */
 #define RINGCAP_FED_OPEN	((RINGCAP_VERSION_MASK >> 1) + 1)
 
 static u32 ringcap_next_version(void)
@@ -65,12 +58,6 @@ static void ringcap_fed_close(struct ringcap_sock *rs, u32 version)
 {
 	WRITE_ONCE(rs->fed_len,
 		   (version - rs->fed_from) & RINGCAP_VERSION_MASK);
-}
-
-bool ringcap_fed_by(const struct ringcap_sock *rs, u32 version)
-{
-	return ((version - READ_ONCE(rs->fed_from)) & RINGCAP_VERSION_MASK) <
-	       READ_ONCE(rs->fed_len);
 }
 
 /*
@@ -106,51 +93,6 @@ static int ringcap_dev_set_publish(struct ringcap_dev *rd,
 	if (old)
 		kfree_rcu(old, rcu);
 	return 0;
-}
-
-/*
- * Classic BPF programs run on an skb. Frames from an aware driver have
- * none, so each CPU keeps a real linear skb with room for the largest frame
- * ringcap_rx() takes, and the frame is copied into it when, and only when,
- * a socket with a filter is offered it. The skb is set up as the standard
- * receive path sets one up before its taps run (eth_type_trans(), network
- * header after the Ethernet header, a stripped VLAN tag in the skb, data
- * back at the MAC header), so that every load, ancillary ones included,
- * sees in modes 1 and 2 what it sees in mode 0. Delivery runs with BH
- * disabled, so nothing else on this CPU can use the skb meanwhile.
- */
-static DEFINE_PER_CPU(struct sk_buff *, ringcap_filter_skbs);
-
-struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f)
-{
-	struct net_device *dev = f->dev;
-	struct sk_buff *skb = f->filter_skb;
-
-	if (skb)
-		return skb;
-	skb = this_cpu_read(ringcap_filter_skbs);
-	f->filter_skb = skb;
-	skb->data = skb->head;
-	skb_reset_tail_pointer(skb);
-	skb->len = 0;
-	ringcap_frame_copy(f, skb_put(skb, f->len), f->len);
-	skb->dev = dev;
-	skb->protocol = eth_type_trans(skb, dev);
-	skb_reset_network_header(skb);
-	skb_reset_transport_header(skb);
-	skb_reset_mac_len(skb);
-	skb_push(skb, ETH_HLEN);
-	skb_record_rx_queue(skb, f->queue);
-	skb->hash = f->rss_hash;
-	if (f->flags & RINGCAP_REC_VLAN) {
-		__vlan_hwaccel_put_tag(skb, f->vlan_proto, f->vlan_tci);
-	} else {
-		/* 6.1 keeps the fields apart from its present bit: clear all. */
-		__vlan_hwaccel_clear_tag(skb);
-		skb->vlan_proto = 0;
-		skb->vlan_tci = 0;
-	}
-	return skb;
 }
 
 struct ringcap_dev *ringcap_dev_find(struct net_device *dev)
@@ -402,41 +344,3 @@ void ringcap_rx_skb(struct sk_buff *skb, unsigned int where)
 	cb->version = where >> RINGCAP_RX_VERSION_SHIFT;
 }
 EXPORT_SYMBOL_GPL(ringcap_rx_skb);
-
-static void ringcap_filter_skbs_free(void)
-{
-	struct sk_buff *skb;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		skb = per_cpu(ringcap_filter_skbs, cpu);
-		if (!skb)
-			continue;
-		/* Point data home again before the skb is freed. */
-		skb->data = skb->head;
-		skb_reset_tail_pointer(skb);
-		skb->len = 0;
-		kfree_skb(skb);
-		per_cpu(ringcap_filter_skbs, cpu) = NULL;
-	}
-}
-
-int ringcap_aware_init(void)
-{
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		per_cpu(ringcap_filter_skbs, cpu) =
-			alloc_skb(RINGCAP_RX_FRAME_MAX, GFP_KERNEL);
-		if (!per_cpu(ringcap_filter_skbs, cpu)) {
-			ringcap_filter_skbs_free();
-			return -ENOMEM;
-		}
-	}
-	return 0;
-}
-
-void ringcap_aware_exit(void)
-{
-	ringcap_filter_skbs_free();
-}

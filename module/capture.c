@@ -2,12 +2,59 @@
 /*
  * Putting one frame into one socket's ring: filter, copy, count, signal.
  * Both sources end here: the mode 0 packet_type hook below and the aware
- * driver API in aware.c.
+ * driver API in aware.c, whose frames get an skb here for the filter.
  */
+#include <linux/etherdevice.h>
 #include <linux/filter.h>
 #include <linux/if_vlan.h>
+#include <linux/percpu.h>
 #include "ringcap.h"
 #include "trace.h"
+
+/*
+ * Classic BPF programs run on an skb. Frames from an aware driver have
+ * none, so each CPU keeps a real linear skb with room for the largest frame
+ * ringcap_rx() takes, and the frame is copied into it when, and only when,
+ * a socket with a filter is offered it. The skb is set up as the standard
+ * receive path sets one up before its taps run (eth_type_trans(), network
+ * header after the Ethernet header, a stripped VLAN tag in the skb, data
+ * back at the MAC header), so that every load, ancillary ones included,
+ * sees in modes 1 and 2 what it sees in mode 0. Delivery runs with BH
+ * disabled, so nothing else on this CPU can use the skb meanwhile.
+ */
+static DEFINE_PER_CPU(struct sk_buff *, ringcap_filter_skbs);
+
+struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f)
+{
+	struct net_device *dev = f->dev;
+	struct sk_buff *skb = f->filter_skb;
+
+	if (skb)
+		return skb;
+	skb = this_cpu_read(ringcap_filter_skbs);
+	f->filter_skb = skb;
+	skb->data = skb->head;
+	skb_reset_tail_pointer(skb);
+	skb->len = 0;
+	ringcap_frame_copy(f, skb_put(skb, f->len), f->len);
+	skb->dev = dev;
+	skb->protocol = eth_type_trans(skb, dev);
+	skb_reset_network_header(skb);
+	skb_reset_transport_header(skb);
+	skb_reset_mac_len(skb);
+	skb_push(skb, ETH_HLEN);
+	skb_record_rx_queue(skb, f->queue);
+	skb->hash = f->rss_hash;
+	if (f->flags & RINGCAP_REC_VLAN) {
+		__vlan_hwaccel_put_tag(skb, f->vlan_proto, f->vlan_tci);
+	} else {
+		/* 6.1 keeps the fields apart from its present bit: clear all. */
+		__vlan_hwaccel_clear_tag(skb);
+		skb->vlan_proto = 0;
+		skb->vlan_tci = 0;
+	}
+	return skb;
+}
 
 static unsigned int ringcap_run_filter(struct ringcap_sock *rs,
 				       struct ringcap_frame *f)
@@ -159,4 +206,42 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 out:
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
+}
+
+static void ringcap_filter_skbs_free(void)
+{
+	struct sk_buff *skb;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		skb = per_cpu(ringcap_filter_skbs, cpu);
+		if (!skb)
+			continue;
+		/* Point data home again before the skb is freed. */
+		skb->data = skb->head;
+		skb_reset_tail_pointer(skb);
+		skb->len = 0;
+		kfree_skb(skb);
+		per_cpu(ringcap_filter_skbs, cpu) = NULL;
+	}
+}
+
+int ringcap_capture_init(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		per_cpu(ringcap_filter_skbs, cpu) =
+			alloc_skb(RINGCAP_RX_FRAME_MAX, GFP_KERNEL);
+		if (!per_cpu(ringcap_filter_skbs, cpu)) {
+			ringcap_filter_skbs_free();
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+void ringcap_capture_exit(void)
+{
+	ringcap_filter_skbs_free();
 }

@@ -12,12 +12,12 @@ static int __init ringcap_init(void)
 {
 	int err;
 
-	err = ringcap_aware_init();
+	err = ringcap_capture_init();
 	if (err)
 		return err;
 	err = ringcap_bind_init();
 	if (err)
-		goto err_aware;
+		goto err_capture;
 	err = ringcap_proc_init();
 	if (err)
 		goto err_bind;
@@ -32,8 +32,8 @@ err_proc:
 	ringcap_proc_exit();
 err_bind:
 	ringcap_bind_exit();
-err_aware:
-	ringcap_aware_exit();
+err_capture:
+	ringcap_capture_exit();
 	return err;
 }
 
@@ -42,7 +42,7 @@ static void __exit ringcap_exit(void)
 	ringcap_sock_exit();
 	ringcap_proc_exit();
 	ringcap_bind_exit();
-	ringcap_aware_exit();
+	ringcap_capture_exit();
 }
 
 module_init(ringcap_init);

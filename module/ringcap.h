@@ -18,6 +18,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <net/sock.h>
+#include "ringcap_driver.h"
 #include "uapi/linux/ringcap.h"
 
 /* From the VERSION file at the top of the package (module/Kbuild). */
@@ -130,6 +131,9 @@ struct ringcap_rec *ringcap_ring_reserve(struct ringcap_ring *ring, u32 caplen,
 void ringcap_ring_commit(struct ringcap_ring *ring, u32 rec_len);
 
 /* capture.c */
+int ringcap_capture_init(void);
+void ringcap_capture_exit(void);
+struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f);
 void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len);
 void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
 int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
@@ -147,8 +151,20 @@ struct ringcap_dev *ringcap_dev_find(struct net_device *dev);
 unsigned int ringcap_dev_nr_queues(struct net_device *dev);
 int ringcap_dev_attach(struct ringcap_sock *rs);
 void ringcap_dev_detach(struct ringcap_sock *rs);
-bool ringcap_fed_by(const struct ringcap_sock *rs, u32 version);
-struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f);
+/*
+ * Set versions are 30 bits (they share ringcap_rx()'s return value with
+ * its flags) and compared modulo that. A socket is fed by versions
+ * [fed_from, fed_from + fed_len); while it is linked, fed_len is half the
+ * version space, far more than can be in flight.
+ */
+#define RINGCAP_VERSION_MASK	(~0U >> RINGCAP_RX_VERSION_SHIFT)
+
+static inline bool ringcap_fed_by(const struct ringcap_sock *rs, u32 version)
+{
+	return ((version - READ_ONCE(rs->fed_from)) & RINGCAP_VERSION_MASK) <
+	       READ_ONCE(rs->fed_len);
+}
+
 /*
  * The mark ringcap_rx_skb() leaves on an aware driver's skb whose frame
  * went to the sockets of one set version. It lives at the end of skb->cb,
@@ -167,8 +183,7 @@ static inline struct ringcap_skb_cb *ringcap_skb_cb(struct sk_buff *skb)
 	return (void *)(skb->cb + sizeof(skb->cb) - sizeof(struct ringcap_skb_cb));
 }
 
-int ringcap_aware_init(void);
-void ringcap_aware_exit(void);
+
 
 /* bind.c */
 int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);

@@ -16,7 +16,6 @@
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include "ringcap.h"
-#include "ringcap_driver.h"
 
 struct ringcap_dev_set {
 	struct rcu_head rcu;

@@ -55,7 +55,8 @@ static void usage(FILE *out)
 		"  -i, --interface DEV[@Q]  device, all RX queues, or only queue Q\n"
 		"  -c, --count N            stop after N frames\n"
 		"  -d, --duration SEC       stop after SEC seconds (may be fractional)\n"
-		"  -s, --snaplen BYTES      bytes kept per frame (1..65535)\n"
+		"  -s, --snaplen BYTES      bytes kept per frame (1..65535, at most\n"
+		"                           half the ring less 40)\n"
 		"  -w, --watermark N        wake after N frames (1 = immediate)\n"
 		"  -t, --timeout US         wake US microseconds after the first frame\n"
 		"                           (0 = only by the watermark)\n"
@@ -104,7 +105,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->duration = cli_seconds(c, optarg, 1e7);
 			break;
 		case 's':
-			o->snaplen = cli_num(c, optarg, 1, 65535, 0);
+			o->snaplen = cli_num(c, optarg, 1, RINGCAP_SNAPLEN_MAX, 0);
 			break;
 		case 'w':
 			o->watermark = cli_num(c, optarg, 1, 1 << 20, 0);

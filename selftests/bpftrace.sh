@@ -184,7 +184,7 @@ stop_pid() {
 bt_start() {
 	local name=$1 script=$2
 	shift 2
-	bpftrace "$BT/$script" "$@" >"$tmp/bt.$name" 2>&1 &
+	bpftrace -B none "$BT/$script" "$@" >"$tmp/bt.$name" 2>&1 &
 	pids+=($!)
 	eval "bt_$name=$!"
 	if ! wait_for 180 grep -q "Ctrl-C" "$tmp/bt.$name"; then
@@ -197,15 +197,7 @@ bt_start() {
 bt_stop() {
 	local pid
 	eval "pid=\$bt_$1"
-	kill -INT "$pid" 2>/dev/null || true
-	if ! wait_for 60 eval "! kill -0 $pid"; then
-		# Once seen on a loaded host: ask again before giving up.
-		echo "# bpftrace $1 still running 60 s after SIGINT; again"
-		kill -INT "$pid" 2>/dev/null || true
-		wait_for 120 eval "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
-	fi
-	wait "$pid" 2>/dev/null || true
-	grep -q "^=== end" "$tmp/bt.$1" || { echo "# bpftrace $1 ended without its totals:"; show "$tmp/bt.$1"; }
+	bt_halt "$pid" "$tmp/bt.$1" || { echo "# bpftrace $1 ended without its totals:"; show "$tmp/bt.$1"; }
 }
 # bt_val NAME KEY: the value of the line "KEY: value" (KEY a sed regex),
 # 0 if there is none

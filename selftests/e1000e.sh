@@ -672,7 +672,7 @@ alloc_watch_start() {
 	END { printf("=== end\n"); clear(@in_irq); }
 	EOF
 	AW_IRQS=$(sed 's/args->irq == //g; s/ || /,/g' <<<"$irqs")
-	bpftrace "$tmp/allocs.bt" >"$AW_OUT" 2>&1 &
+	bpftrace -B none "$tmp/allocs.bt" >"$AW_OUT" 2>&1 &
 	AW_PID=$!
 	# Compiling takes 10-30 s under TCG.
 	wait_for 240 grep -q '^attached' "$AW_OUT" && return 0
@@ -686,11 +686,9 @@ alloc_watch_start() {
 # alloc_watch_stop: stop it; AW_TOTAL is what it counted.
 alloc_watch_stop() {
 	[ -n "$AW_PID" ] || return 0
-	kill -INT "$AW_PID" 2>/dev/null || true
-	wait_for 60 eval "! kill -0 $AW_PID" || kill -KILL "$AW_PID" 2>/dev/null || true
-	wait "$AW_PID" 2>/dev/null || true
+	local pid=$AW_PID
 	AW_PID=
-	if ! grep -q '^=== end' "$AW_OUT"; then
+	if ! bt_halt "$pid" "$AW_OUT"; then
 		AW_WHY="bpftrace ended without its totals: $(tail -n 3 "$AW_OUT" | tr '\n' ' ')"
 		AW_RC=1
 		return 1

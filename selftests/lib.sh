@@ -109,3 +109,22 @@ thread_cpus() {
 	pid=$(kthread_pid "$1") || return 1
 	awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$pid/status"
 }
+
+# bt_halt PID FILE: end a background bpftrace (started with -B none, its
+# output in FILE) so that its END block runs and prints "=== end". SIGINT
+# can go unanswered on a loaded TCG host (seen once in about twenty runs
+# on 6.1): ask again after 60 s, and after 180 s kill it. 0 if FILE has
+# its totals, 1 if not.
+bt_halt() {
+	local pid=$1 out=$2
+	kill -INT "$pid" 2>/dev/null || true
+	if ! wait_for 60 eval "! kill -0 $pid || grep -q '^=== end' '$out'"; then
+		echo "# bpftrace $pid still running 60 s after SIGINT; again"
+		kill -INT "$pid" 2>/dev/null || true
+		wait_for 120 eval "! kill -0 $pid || grep -q '^=== end' '$out'" || true
+	fi
+	# Printed its totals (unbuffered), perhaps still detaching: let it.
+	wait_for 30 eval "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	grep -q '^=== end' "$out"
+}

@@ -66,15 +66,34 @@ struct sockaddr_ringcap {
 #define SOL_RINGCAP		300
 
 /* int-sized (__u32) options; errors: EINVAL for a bad value or length. */
-#define RINGCAP_RING_SIZE	1	/* data bytes, power of two, set before bind/mmap (else EBUSY) */
+#define RINGCAP_RING_SIZE	1	/* data bytes, power of two; set before bind/mmap (else EBUSY) */
 #define RINGCAP_SNAPLEN		2	/* 1..RINGCAP_SNAPLEN_MAX, see below */
-#define RINGCAP_WATERMARK	3	/* N: signal after N frames, >= 1 */
-#define RINGCAP_TIMEOUT_US	4	/* m: signal m us after the first unsignalled frame; 0: never */
+#define RINGCAP_WATERMARK	3	/* N: signal after N frames, 1..RINGCAP_WATERMARK_MAX */
+#define RINGCAP_TIMEOUT_US	4	/* m: signal m us after the first unsignalled frame, 0: never */
 #define RINGCAP_PROMISC		5	/* 0 or 1 (default 1), set before bind (else EBUSY) */
 /* read-only */
 #define RINGCAP_RING_INFO	16	/* struct ringcap_ring_info */
 #define RINGCAP_STATS		17	/* struct ringcap_stats */
 #define RINGCAP_ABI		18	/* __u32 RINGCAP_ABI_VERSION */
+
+/*
+ * Limits of the options above; a value outside them is EINVAL. The module
+ * parameters of the same names (ring_size, watermark, timeout_us) obey the
+ * same bounds.
+ *
+ * Ring size: a power of two from RINGCAP_RING_SIZE_MIN (raised to the page
+ * size where pages are larger) up to the module parameter max_ring_mem
+ * (default 64 MiB), which may itself be set at most to RINGCAP_RING_SIZE_MAX.
+ *
+ * Watermark N: at most RINGCAP_WATERMARK_MAX frames (2^20).
+ * Timeout m: at most RINGCAP_TIMEOUT_US_MAX microseconds (10 s); 0 is allowed.
+ * Snaplen: at most RINGCAP_SNAPLEN_MAX bytes, and see below.
+ */
+#define RINGCAP_RING_SIZE_MIN	4096U
+#define RINGCAP_RING_SIZE_MAX	(1U << 30)
+#define RINGCAP_WATERMARK_MAX	(1U << 20)
+#define RINGCAP_TIMEOUT_US_MAX	10000000U
+#define RINGCAP_SNAPLEN_MAX	65535
 
 /*
  * Snaplen and ring size go together: one record of snaplen bytes must fit
@@ -89,7 +108,6 @@ struct sockaddr_ringcap {
  * memory under RLIMIT_MEMLOCK: ENOBUFS past that limit, ENOMEM past the
  * cgroup's.
  */
-#define RINGCAP_SNAPLEN_MAX	65535
 #define RINGCAP_SNAPLEN_FOR_RING(data_size)				\
 	((data_size) / 2 - sizeof(struct ringcap_rec) < RINGCAP_SNAPLEN_MAX ? \
 	 (__u32)((data_size) / 2 - sizeof(struct ringcap_rec)) :		\

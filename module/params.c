@@ -51,23 +51,24 @@ static int set_family(const char *val, const struct kernel_param *kp)
 
 static int set_ring_size(const char *val, const struct kernel_param *kp)
 {
-	return ringcap_param_set(val, kp, PAGE_SIZE,
+	return ringcap_param_set(val, kp, RINGCAP_RING_SIZE_FLOOR,
 				 READ_ONCE(ringcap_max_ring_mem), true);
 }
 
 static int set_max_ring_mem(const char *val, const struct kernel_param *kp)
 {
-	return ringcap_param_set(val, kp, PAGE_SIZE, 1U << 30, true);
+	return ringcap_param_set(val, kp, RINGCAP_RING_SIZE_FLOOR,
+				 RINGCAP_RING_SIZE_MAX, true);
 }
 
 static int set_watermark(const char *val, const struct kernel_param *kp)
 {
-	return ringcap_param_set(val, kp, 1, 1 << 20, false);
+	return ringcap_param_set(val, kp, 1, RINGCAP_WATERMARK_MAX, false);
 }
 
 static int set_timeout(const char *val, const struct kernel_param *kp)
 {
-	return ringcap_param_set(val, kp, 0, 10 * USEC_PER_SEC, false);
+	return ringcap_param_set(val, kp, 0, RINGCAP_TIMEOUT_US_MAX, false);
 }
 
 #define RINGCAP_PARAM_OPS(name, setter)				\

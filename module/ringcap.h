@@ -37,6 +37,9 @@ int ringcap_mode(void);
 /* The mapping's header page; the data area follows it. */
 #define RINGCAP_HDR_BYTES	PAGE_SIZE
 
+/* The mapping is whole pages, so no ring is smaller than one. */
+#define RINGCAP_RING_SIZE_FLOOR	max_t(u32, RINGCAP_RING_SIZE_MIN, PAGE_SIZE)
+
 struct ringcap_ring {
 	struct ringcap_ring_hdr *hdr;	/* start of the vmalloc area */
 	u8 *data;

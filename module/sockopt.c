@@ -7,12 +7,9 @@
 #include <linux/sockptr.h>
 #include "ringcap.h"
 
-#define RINGCAP_MAX_WATERMARK	(1U << 20)
-#define RINGCAP_MAX_TIMEOUT_US	(10U * USEC_PER_SEC)
-
 static int ringcap_set_ring_size(struct ringcap_sock *rs, u32 val)
 {
-	if (val < PAGE_SIZE || !is_power_of_2(val) ||
+	if (val < RINGCAP_RING_SIZE_FLOOR || !is_power_of_2(val) ||
 	    val > READ_ONCE(ringcap_max_ring_mem))
 		return -EINVAL;
 	/* The geometry is fixed once the ring exists (bound or mapped). */
@@ -65,13 +62,13 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 		err = ringcap_set_snaplen(rs, val);
 		break;
 	case RINGCAP_WATERMARK:
-		if (!val || val > RINGCAP_MAX_WATERMARK)
+		if (!val || val > RINGCAP_WATERMARK_MAX)
 			err = -EINVAL;
 		else
 			WRITE_ONCE(rs->watermark, val);
 		break;
 	case RINGCAP_TIMEOUT_US:
-		if (val > RINGCAP_MAX_TIMEOUT_US)
+		if (val > RINGCAP_TIMEOUT_US_MAX)
 			err = -EINVAL;
 		else
 			WRITE_ONCE(rs->timeout_us, val);

@@ -237,10 +237,7 @@ static void rce_get_ethtool_stats(struct net_device *netdev,
 		v[1] = u64_stats_read(&tx->stats.bytes);
 		v[3] = u64_stats_read(&tx->stats.cleaned);
 	} while (u64_stats_fetch_retry(&tx->stats.syncp, start));
-	do {
-		start = u64_stats_fetch_begin(&tx->xmit_stats.syncp);
-		v[2] = u64_stats_read(&tx->xmit_stats.busy);
-	} while (u64_stats_fetch_retry(&tx->xmit_stats.syncp, start));
+	v[2] = atomic_long_read(&tx->busy);
 	v += RCE_TXQ_STATS;
 
 	if (netif_running(netdev))

@@ -101,7 +101,6 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		u64_stats_init(&ad->rx[q].stats.syncp);
 	}
 	u64_stats_init(&ad->tx.stats.syncp);
-	u64_stats_init(&ad->tx.xmit_stats.syncp);
 	spin_lock_init(&ad->stats_lock);
 	spin_lock_init(&ad->link_lock);
 	INIT_DELAYED_WORK(&ad->stats_work, rce_hw_stats_work);

@@ -75,7 +75,6 @@ struct rce_rx_ring {
 	bool			discard;	/* inside a frame that overflowed */
 	struct rce_rx_buf	*bufs;
 	struct task_struct	*thread;
-	int			cpu;
 	u32			irq_bit;	/* IMS/IMC bit of this queue */
 	unsigned long		irq_held;	/* bit 0: masked for the thread */
 	struct rce_rx_stats	stats;
@@ -91,10 +90,10 @@ struct rce_tx_buf {
 	unsigned int	len;
 };
 
+/* Written by the TX NAPI poll only. */
 struct rce_tx_stats {
 	u64_stats_t	packets;
 	u64_stats_t	bytes;
-	u64_stats_t	busy;
 	u64_stats_t	cleaned;
 	struct u64_stats_sync syncp;
 };
@@ -109,8 +108,9 @@ struct rce_tx_ring {
 	struct rce_tx_buf	*bufs;
 	struct napi_struct	napi;
 	u32			irq_bit;
-	struct rce_tx_stats	stats;		/* packets/bytes/cleaned: NAPI */
-	struct rce_tx_stats	xmit_stats;	/* busy: xmit side */
+	struct rce_tx_stats	stats;
+	/* Counted on the xmit side, which may run beside the poll. */
+	atomic_long_t		busy;
 	char			irq_name[IFNAMSIZ + 8];
 };
 

@@ -71,8 +71,7 @@ int rce_rx_threads_start(struct rce_adapter *ad)
 			rce_rx_threads_stop(ad);
 			return PTR_ERR(t);
 		}
-		rx->cpu = rce_param_rx_cpu(q);
-		kthread_bind(t, rx->cpu);
+		kthread_bind(t, rce_param_rx_cpu(q));
 		WRITE_ONCE(rx->thread, t);
 		wake_up_process(t);
 	}

@@ -100,9 +100,7 @@ netdev_tx_t rce_xmit(struct sk_buff *skb, struct net_device *netdev)
 	if (unlikely(!rce_tx_free_descs(tx))) {
 		/* The stop below should have kept us from getting here. */
 		netif_stop_queue(netdev);
-		u64_stats_update_begin(&tx->xmit_stats.syncp);
-		u64_stats_inc(&tx->xmit_stats.busy);
-		u64_stats_update_end(&tx->xmit_stats.syncp);
+		atomic_long_inc(&tx->busy);
 		return NETDEV_TX_BUSY;
 	}
 
@@ -135,9 +133,7 @@ netdev_tx_t rce_xmit(struct sk_buff *skb, struct net_device *netdev)
 
 	if (unlikely(rce_tx_free_descs(tx) < 1)) {
 		netif_stop_queue(netdev);
-		u64_stats_update_begin(&tx->xmit_stats.syncp);
-		u64_stats_inc(&tx->xmit_stats.busy);
-		u64_stats_update_end(&tx->xmit_stats.syncp);
+		atomic_long_inc(&tx->busy);
 		/* The poll may have cleaned in between: look again. */
 		smp_mb();
 		if (rce_tx_free_descs(tx) >= RCE_TX_WAKE_THRESH)

@@ -10,27 +10,71 @@
 #include <linux/stringify.h>
 #include "rce.h"
 
-static const char * const rce_rxq_stat_names[] = {
-	"packets", "bytes", "errors", "to_ring", "to_stack", "irqs", "masks",
-	"unmasks", "wakeups", "batches", "buf_allocs", "vlan_stripped",
-	"skb_failed",
+/*
+ * Every ethtool -S counter, as where it lives: an offset into the RX ring,
+ * the TX ring or the adapter, and how it is read there. The order of each
+ * table is the order of ethtool -S (and of the names in docs/DRIVER.md):
+ * each RX queue's counters with prefix rx<q>_, TX queue 0's with tx0_,
+ * then the device's.
+ */
+enum rce_stat_kind {
+	RCE_STAT_SYNCED,	/* u64_stats_t under the ring's stats.syncp */
+	RCE_STAT_ATOMIC,	/* atomic_long_t, counted in interrupt context */
+	RCE_STAT_HW,		/* u64 folded from a NIC register, stats_lock */
 };
 
-static const char * const rce_txq_stat_names[] = {
-	"packets", "bytes", "busy", "cleaned",
+struct rce_stat {
+	const char		*name;
+	enum rce_stat_kind	kind;
+	unsigned int		offset;
 };
 
-static const char * const rce_dev_stat_names[] = {
-	"rx_missed", "rx_no_buffer", "rx_overruns", "rx_crc_errors",
-	"rx_length_errors", "rx_hw_packets", "tx_hw_packets", "irq_other",
-	"link_changes",
+#define RCE_STAT(_name, _kind, _type, _member) \
+	{ .name = _name, .kind = _kind, .offset = offsetof(_type, _member) }
+#define RCE_RXQ(name, m)	RCE_STAT(name, RCE_STAT_SYNCED, struct rce_rx_ring, stats.m)
+#define RCE_RXQ_IRQ(name, m)	RCE_STAT(name, RCE_STAT_ATOMIC, struct rce_rx_ring, m)
+#define RCE_TXQ(name, m)	RCE_STAT(name, RCE_STAT_SYNCED, struct rce_tx_ring, stats.m)
+#define RCE_TXQ_XMIT(name, m)	RCE_STAT(name, RCE_STAT_ATOMIC, struct rce_tx_ring, m)
+#define RCE_DEV_HW(name, m)	RCE_STAT(name, RCE_STAT_HW, struct rce_adapter, hws.m)
+#define RCE_DEV(name, m)	RCE_STAT(name, RCE_STAT_ATOMIC, struct rce_adapter, m)
+
+static const struct rce_stat rce_rxq_stats[] = {
+	RCE_RXQ("packets", packets),
+	RCE_RXQ("bytes", bytes),
+	RCE_RXQ("errors", errors),
+	RCE_RXQ("to_ring", to_ring),
+	RCE_RXQ("to_stack", to_stack),
+	RCE_RXQ_IRQ("irqs", irqs),
+	RCE_RXQ_IRQ("masks", masks),
+	RCE_RXQ("unmasks", unmasks),
+	RCE_RXQ("wakeups", wakeups),
+	RCE_RXQ("batches", batches),
+	RCE_RXQ("buf_allocs", buf_allocs),
+	RCE_RXQ("vlan_stripped", vlan_stripped),
+	RCE_RXQ("skb_failed", dropped),
 };
 
-#define RCE_RXQ_STATS	ARRAY_SIZE(rce_rxq_stat_names)
-#define RCE_TXQ_STATS	ARRAY_SIZE(rce_txq_stat_names)
-#define RCE_DEV_STATS	ARRAY_SIZE(rce_dev_stat_names)
-#define RCE_NUM_STATS	(RCE_NUM_RXQ * RCE_RXQ_STATS + RCE_TXQ_STATS + \
-			 RCE_DEV_STATS)
+static const struct rce_stat rce_txq_stats[] = {
+	RCE_TXQ("packets", packets),
+	RCE_TXQ("bytes", bytes),
+	RCE_TXQ_XMIT("busy", busy),
+	RCE_TXQ("cleaned", cleaned),
+};
+
+static const struct rce_stat rce_dev_stats[] = {
+	RCE_DEV_HW("rx_missed", mpc),
+	RCE_DEV_HW("rx_no_buffer", rnbc),
+	RCE_DEV("rx_overruns", rx_overruns),
+	RCE_DEV_HW("rx_crc_errors", crcerrs),
+	RCE_DEV_HW("rx_length_errors", len_errs),
+	RCE_DEV_HW("rx_hw_packets", gprc),
+	RCE_DEV_HW("tx_hw_packets", gptc),
+	RCE_DEV("irq_other", irq_other),
+	RCE_DEV("link_changes", link_changes),
+};
+
+#define RCE_NUM_STATS	(RCE_NUM_RXQ * ARRAY_SIZE(rce_rxq_stats) + \
+			 ARRAY_SIZE(rce_txq_stats) + ARRAY_SIZE(rce_dev_stats))
 
 static void rce_get_drvinfo(struct net_device *netdev,
 			    struct ethtool_drvinfo *info)
@@ -176,83 +220,79 @@ static int rce_get_sset_count(struct net_device *netdev, int sset)
 	return sset == ETH_SS_STATS ? RCE_NUM_STATS : -EOPNOTSUPP;
 }
 
+static void rce_stat_names(u8 **p, const char *prefix,
+			   const struct rce_stat *t, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		ethtool_sprintf(p, "%s%s", prefix, t[i].name);
+}
+
 static void rce_get_strings(struct net_device *netdev, u32 sset, u8 *p)
 {
-	int q, i;
+	char prefix[8];
+	int q;
 
 	if (sset != ETH_SS_STATS)
 		return;
-	for (q = 0; q < RCE_NUM_RXQ; q++)
-		for (i = 0; i < RCE_RXQ_STATS; i++)
-			ethtool_sprintf(&p, "rx%d_%s", q, rce_rxq_stat_names[i]);
-	for (i = 0; i < RCE_TXQ_STATS; i++)
-		ethtool_sprintf(&p, "tx0_%s", rce_txq_stat_names[i]);
-	for (i = 0; i < RCE_DEV_STATS; i++)
-		ethtool_sprintf(&p, "%s", rce_dev_stat_names[i]);
+	for (q = 0; q < RCE_NUM_RXQ; q++) {
+		snprintf(prefix, sizeof(prefix), "rx%d_", q);
+		rce_stat_names(&p, prefix, rce_rxq_stats,
+			       ARRAY_SIZE(rce_rxq_stats));
+	}
+	rce_stat_names(&p, "tx0_", rce_txq_stats, ARRAY_SIZE(rce_txq_stats));
+	rce_stat_names(&p, "", rce_dev_stats, ARRAY_SIZE(rce_dev_stats));
 }
 
-/* In the order of rce_rxq_stat_names. */
-static u64 *rce_rxq_stats(struct rce_rx_ring *rx, u64 *v)
+/*
+ * Read table @t of object @base into @v. The synced counters are read
+ * together, under one u64_stats retry loop on @syncp; the caller holds
+ * stats_lock if the table has RCE_STAT_HW entries.
+ *
+ * Return: where the next table's values go.
+ */
+static u64 *rce_stats_read(const struct rce_stat *t, unsigned int n,
+			   const void *base, const struct u64_stats_sync *syncp,
+			   u64 *v)
 {
-	struct rce_rx_stats *s = &rx->stats;
-	unsigned int start;
+	unsigned int i, start;
 
-	do {
-		start = u64_stats_fetch_begin(&s->syncp);
-		v[0] = u64_stats_read(&s->packets);
-		v[1] = u64_stats_read(&s->bytes);
-		v[2] = u64_stats_read(&s->errors);
-		v[3] = u64_stats_read(&s->to_ring);
-		v[4] = u64_stats_read(&s->to_stack);
-		v[7] = u64_stats_read(&s->unmasks);
-		v[8] = u64_stats_read(&s->wakeups);
-		v[9] = u64_stats_read(&s->batches);
-		v[10] = u64_stats_read(&s->buf_allocs);
-		v[11] = u64_stats_read(&s->vlan_stripped);
-		v[12] = u64_stats_read(&s->dropped);
-	} while (u64_stats_fetch_retry(&s->syncp, start));
-	v[5] = atomic_long_read(&rx->irqs);
-	v[6] = atomic_long_read(&rx->masks);
-	return v + RCE_RXQ_STATS;
+	if (syncp) {
+		do {
+			start = u64_stats_fetch_begin(syncp);
+			for (i = 0; i < n; i++)
+				if (t[i].kind == RCE_STAT_SYNCED)
+					v[i] = u64_stats_read(base + t[i].offset);
+		} while (u64_stats_fetch_retry(syncp, start));
+	}
+	for (i = 0; i < n; i++) {
+		if (t[i].kind == RCE_STAT_ATOMIC)
+			v[i] = atomic_long_read(base + t[i].offset);
+		else if (t[i].kind == RCE_STAT_HW)
+			v[i] = *(const u64 *)(base + t[i].offset);
+	}
+	return v + n;
 }
 
 static void rce_get_ethtool_stats(struct net_device *netdev,
 				  struct ethtool_stats *stats, u64 *v)
 {
 	struct rce_adapter *ad = netdev_priv(netdev);
-	struct rce_tx_ring *tx = &ad->tx;
-	struct rce_hw_stats *h = &ad->hws;
 	unsigned long flags;
-	unsigned int start;
 	int q;
 
-	BUILD_BUG_ON(RCE_RXQ_STATS != 13 || RCE_TXQ_STATS != 4 ||
-		     RCE_DEV_STATS != 9);
 	for (q = 0; q < RCE_NUM_RXQ; q++)
-		v = rce_rxq_stats(&ad->rx[q], v);
-
-	do {
-		start = u64_stats_fetch_begin(&tx->stats.syncp);
-		v[0] = u64_stats_read(&tx->stats.packets);
-		v[1] = u64_stats_read(&tx->stats.bytes);
-		v[3] = u64_stats_read(&tx->stats.cleaned);
-	} while (u64_stats_fetch_retry(&tx->stats.syncp, start));
-	v[2] = atomic_long_read(&tx->busy);
-	v += RCE_TXQ_STATS;
+		v = rce_stats_read(rce_rxq_stats, ARRAY_SIZE(rce_rxq_stats),
+				   &ad->rx[q], &ad->rx[q].stats.syncp, v);
+	v = rce_stats_read(rce_txq_stats, ARRAY_SIZE(rce_txq_stats), &ad->tx,
+			   &ad->tx.stats.syncp, v);
 
 	if (netif_running(netdev))
 		rce_hw_stats_update(ad);
 	spin_lock_irqsave(&ad->stats_lock, flags);
-	v[0] = h->mpc;
-	v[1] = h->rnbc;
-	v[3] = h->crcerrs;
-	v[4] = h->ruc + h->roc;
-	v[5] = h->gprc;
-	v[6] = h->gptc;
+	rce_stats_read(rce_dev_stats, ARRAY_SIZE(rce_dev_stats), ad, NULL, v);
 	spin_unlock_irqrestore(&ad->stats_lock, flags);
-	v[2] = atomic_long_read(&ad->rx_overruns);
-	v[7] = atomic_long_read(&ad->irq_other);
-	v[8] = atomic_long_read(&ad->link_changes);
 }
 
 /* Configuration registers only: reading a statistics register clears it. */

@@ -273,17 +273,18 @@ void rce_hw_stats_update(struct rce_adapter *ad)
 {
 	struct rce_hw_stats *h = &ad->hws;
 	unsigned long flags;
-	u32 mpc, rnbc;
+	u32 mpc, rnbc, roc;
 
 	spin_lock_irqsave(&ad->stats_lock, flags);
 	mpc = rce_rd(ad, RCE_MPC);
 	rnbc = rce_rd(ad, RCE_RNBC);
+	roc = rce_rd(ad, RCE_ROC);
 	h->mpc += mpc;
 	h->rnbc += rnbc;
 	h->crcerrs += rce_rd(ad, RCE_CRCERRS);
 	h->rxerrc += rce_rd(ad, RCE_RXERRC);
-	h->ruc += rce_rd(ad, RCE_RUC);
-	h->roc += rce_rd(ad, RCE_ROC);
+	h->roc += roc;
+	h->len_errs += (u64)rce_rd(ad, RCE_RUC) + roc;
 	h->colc += rce_rd(ad, RCE_COLC);
 	h->gprc += rce_rd(ad, RCE_GPRC);
 	h->gptc += rce_rd(ad, RCE_GPTC);

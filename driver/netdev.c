@@ -177,7 +177,7 @@ static void rce_get_stats64(struct net_device *netdev,
 	s->rx_missed_errors = h->mpc;
 	s->rx_fifo_errors = h->rnbc;
 	s->rx_crc_errors = h->crcerrs;
-	s->rx_length_errors = h->ruc + h->roc;
+	s->rx_length_errors = h->len_errs;
 	/* Not RUC: QEMU's model counts short frames there and delivers them. */
 	s->rx_errors += h->crcerrs + h->rxerrc + h->roc;
 	s->multicast = h->mprc;

@@ -116,8 +116,9 @@ struct rce_tx_ring {
 
 /* Hardware counters accumulated from the clear-on-read registers. */
 struct rce_hw_stats {
-	u64	mpc, rnbc, crcerrs, rxerrc, ruc, roc, colc;
+	u64	mpc, rnbc, crcerrs, rxerrc, roc, colc;
 	u64	gprc, gptc, mprc;
+	u64	len_errs;	/* RUC + ROC: undersize and oversize */
 };
 
 struct rce_adapter {

@@ -11,7 +11,11 @@
 #   make module       modules only, W=1 (warnings shown)
 #   make module-w1    modules, W=1, any warning fails
 #   make selftests    test programs and the test netdev module
-#   make dkms-install install the modules through DKMS (root)
+#   make deb          the Debian packages in build/deb/, lintian-checked
+#                     (ringcap-dkms, ringcap-tools, ringcap-libpcap,
+#                     libringcap1, libringcap-dev; scripts/deb.sh)
+#   make install      make deb, then apt-get install ./build/deb/*.deb
+#                     (root; DKMS builds the modules for every kernel)
 #   make check        everything above + selftests in a guest per kernel,
 #                     then on the debug kernel
 #   make check-debug  only the debug-kernel tier (KASAN, lockdep, ...)
@@ -31,7 +35,7 @@
 KVERS ?= $(shell scripts/kernels.sh)
 export RINGCAP_KERNELS := $(KVERS)
 
-.PHONY: all userland libpcap-ring module module-w1 selftests dkms-install check \
+.PHONY: all userland libpcap-ring module module-w1 selftests deb install check \
 	check-debug demo bench bench-quick fuzz soak clean help
 
 all: userland libpcap-ring module
@@ -53,8 +57,11 @@ selftests:
 	@if [ -f selftests/Makefile ]; then $(MAKE) -C selftests all KVERS="$(KVERS)"; \
 	else echo "selftests: nothing to build yet"; fi
 
-dkms-install:
-	scripts/dkms-install.sh $(KVERS)
+deb:
+	scripts/deb.sh
+
+install:
+	scripts/install-debs.sh $(KVERS)
 
 check:
 	scripts/check.sh $(KVERS)

@@ -28,7 +28,7 @@ k=${RINGCAP_BENCH_KERNEL:-$(scripts/kernels.sh | tr ' ' '\n' | grep '^6\.1\.' | 
 make -s -C userland
 make -s -C libpcap-ring
 make -s -C selftests all KVERS="$k"
-scripts/dkms-install.sh "$k"
+scripts/install-debs.sh "$k"
 
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 # Tracked files only: earlier results under bench/results do not count.

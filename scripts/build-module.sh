@@ -24,7 +24,7 @@ if [ $# -eq 0 ]; then
 else
 	kvers=("$@")
 fi
-version=$(sed -n '/^[0-9]/{p;q}' "$top/VERSION")
+version=$(<"$top/VERSION")
 jobs=${JOBS:-$(nproc)}
 
 fail=0

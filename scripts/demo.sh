@@ -21,7 +21,7 @@ k=${RINGCAP_DEMO_KERNEL:-$(scripts/kernels.sh | tr ' ' '\n' | grep '^6\.1\.' | h
 
 make -s -C userland
 make -s -C libpcap-ring
-scripts/dkms-install.sh "$k"
+scripts/install-debs.sh "$k"
 env=()
 for v in MODE RATE SIZE COMPARE; do
 	eval "val=\${RINGCAP_DEMO_$v:-}"

@@ -46,14 +46,14 @@ secs=${1:-600}
 [[ $secs =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || { echo "soak: SECONDS must be a number, got '$secs'" >&2; exit 2; }
 
 msg() { echo "soak: $*" >&2; }
-[ -z "$kver" ] || [ -z "$rev" ] || { msg "--rev is for the debug kernel (-k uses DKMS)"; exit 2; }
+[ -z "$kver" ] || [ -z "$rev" ] || { msg "--rev is for the debug kernel (-k installs the packages)"; exit 2; }
 
 make -s -C userland
 runner=(scripts/vm/run --nic e1000e-dgram)
 if [ -n "$kver" ]; then
 	label=$kver
-	flock /tmp/ringcap-dkms.lock scripts/dkms-install.sh
-	export SOAK_SOURCE="DKMS from the working tree at $(git describe --always --dirty)"
+	scripts/install-debs.sh
+	export SOAK_SOURCE="the packages (DKMS) from the working tree at $(git describe --always --dirty)"
 	runner+=(-k "$kver")
 	timeout=$((secs * 2 + 900))
 else

@@ -32,41 +32,44 @@ const char *rce_irq_mode_name(enum rce_irq_mode mode)
 		return "MSI-X";
 	case RCE_IRQ_MSI:
 		return "MSI";
-	default:
+	case RCE_IRQ_LEGACY:
 		return "legacy INTx";
+	default:
+		return "MSI-X, MSI or legacy INTx";
 	}
 }
 
 /**
  * rce_irq_alloc_vectors - choose MSI-X, MSI or INTx and allocate vectors
  * @ad: the adapter
- * @mode: "auto" (each in turn), "msix", "msi" or "legacy"
+ * @want: one kind, or RCE_IRQ_AUTO for MSI-X, then MSI, then INTx
  *
  * MSI-X needs all four vectors; anything less falls back to one vector.
  *
  * Return: 0, or the error of the last kind tried.
  */
-int rce_irq_alloc_vectors(struct rce_adapter *ad, const char *mode)
+int rce_irq_alloc_vectors(struct rce_adapter *ad, enum rce_irq_mode want)
 {
-	bool any = !strcmp(mode, "auto");
+	bool any = want == RCE_IRQ_AUTO;
 	struct pci_dev *pdev = ad->pdev;
 	int n = -ENODEV, q;
 
-	if (any || !strcmp(mode, "msix")) {
+	if (any || want == RCE_IRQ_MSIX) {
 		n = pci_alloc_irq_vectors(pdev, RCE_NUM_VEC, RCE_NUM_VEC,
 					  PCI_IRQ_MSIX);
 		ad->irq_mode = RCE_IRQ_MSIX;
 	}
-	if (n < 0 && (any || !strcmp(mode, "msi"))) {
+	if (n < 0 && (any || want == RCE_IRQ_MSI)) {
 		n = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSI);
 		ad->irq_mode = RCE_IRQ_MSI;
 	}
-	if (n < 0 && (any || !strcmp(mode, "legacy"))) {
+	if (n < 0 && (any || want == RCE_IRQ_LEGACY)) {
 		n = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_INTX);
 		ad->irq_mode = RCE_IRQ_LEGACY;
 	}
 	if (n < 0) {
-		dev_err(&pdev->dev, "no %s interrupt available: %d\n", mode, n);
+		dev_err(&pdev->dev, "no %s interrupt available: %d\n",
+			rce_irq_mode_name(want), n);
 		return n;
 	}
 	ad->nvec = n;

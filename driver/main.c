@@ -12,6 +12,8 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rtnetlink.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include "rce.h"
 
 static int rx_cpu[RCE_NUM_RXQ] = { [0 ... RCE_NUM_RXQ - 1] = -1 };
@@ -23,12 +25,67 @@ static bool busy_poll;
 module_param(busy_poll, bool, 0644);
 MODULE_PARM_DESC(busy_poll, "RX threads poll instead of sleeping on the interrupt (default 0)");
 
-static char *irq_mode = "auto";
-module_param(irq_mode, charp, 0444);
+/*
+ * irq_mode and rx_batch are checked when set, at load time and (rx_batch)
+ * through sysfs: a bad value is refused with a line naming the parameter
+ * and what it takes, and the rest of the driver reads valid values only.
+ */
+static const char * const rce_irq_mode_params[] = {
+	[RCE_IRQ_AUTO]		= "auto",
+	[RCE_IRQ_MSIX]		= "msix",
+	[RCE_IRQ_MSI]		= "msi",
+	[RCE_IRQ_LEGACY]	= "legacy",
+};
+
+static int rce_irq_mode_set(const char *val, const struct kernel_param *kp)
+{
+	/* Matches with or without the newline a sysfs write ends in. */
+	int mode = sysfs_match_string(rce_irq_mode_params, val);
+
+	if (mode < 0) {
+		pr_err(RCE_DRV_NAME ": irq_mode=%.*s is invalid: expected auto, msix, msi or legacy\n",
+		       (int)strcspn(val, "\n"), val);
+		return -EINVAL;
+	}
+	*(enum rce_irq_mode *)kp->arg = mode;
+	return 0;
+}
+
+static int rce_irq_mode_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n",
+			  rce_irq_mode_params[*(enum rce_irq_mode *)kp->arg]);
+}
+
+static const struct kernel_param_ops rce_irq_mode_ops = {
+	.set = rce_irq_mode_set,
+	.get = rce_irq_mode_get,
+};
+
+static enum rce_irq_mode irq_mode = RCE_IRQ_AUTO;
+module_param_cb(irq_mode, &rce_irq_mode_ops, &irq_mode, 0444);
 MODULE_PARM_DESC(irq_mode, "Interrupts: auto (MSI-X, then MSI, then legacy), msix, msi or legacy");
 
+static int rce_rx_batch_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+
+	if (kstrtouint(val, 0, &v) || v < 1 || v > RCE_RING_MAX) {
+		pr_err(RCE_DRV_NAME ": rx_batch=%.*s is invalid: expected 1..%u\n",
+		       (int)strcspn(val, "\n"), val, RCE_RING_MAX);
+		return -EINVAL;
+	}
+	WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return 0;
+}
+
+static const struct kernel_param_ops rce_rx_batch_ops = {
+	.set = rce_rx_batch_set,
+	.get = param_get_uint,
+};
+
 static unsigned int rx_batch = 64;
-module_param(rx_batch, uint, 0644);
+module_param_cb(rx_batch, &rce_rx_batch_ops, &rx_batch, 0644);
 MODULE_PARM_DESC(rx_batch, "Frames an RX thread handles per pass, 1-4096 (default 64)");
 
 int rce_param_rx_cpu(unsigned int q)
@@ -54,9 +111,10 @@ bool rce_param_busy_poll(void)
 	return READ_ONCE(busy_poll);
 }
 
+/* Only ever set through rce_rx_batch_set(): always 1..RCE_RING_MAX. */
 unsigned int rce_param_rx_batch(void)
 {
-	return clamp_t(unsigned int, READ_ONCE(rx_batch), 1, RCE_RING_MAX);
+	return READ_ONCE(rx_batch);
 }
 
 static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -219,17 +277,6 @@ static struct pci_driver rce_pci_driver = {
 
 static int __init rce_init(void)
 {
-	if (strcmp(irq_mode, "auto") && strcmp(irq_mode, "msix") &&
-	    strcmp(irq_mode, "msi") && strcmp(irq_mode, "legacy")) {
-		pr_err(RCE_DRV_NAME ": irq_mode=%s: want auto, msix, msi or legacy\n",
-		       irq_mode);
-		return -EINVAL;
-	}
-	if (rx_batch < 1 || rx_batch > RCE_RING_MAX) {
-		pr_err(RCE_DRV_NAME ": rx_batch=%u: want 1-%u\n", rx_batch,
-		       RCE_RING_MAX);
-		return -EINVAL;
-	}
 	return pci_register_driver(&rce_pci_driver);
 }
 

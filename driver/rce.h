@@ -36,7 +36,8 @@
 #define RCE_ITR_DEFAULT_USECS	50
 #define RCE_ITR_MAX_USECS	16776	/* 0xffff * 256 ns */
 
-enum rce_irq_mode { RCE_IRQ_MSIX, RCE_IRQ_MSI, RCE_IRQ_LEGACY };
+/* RCE_IRQ_AUTO is a request only (irq_mode=auto): each kind in turn. */
+enum rce_irq_mode { RCE_IRQ_AUTO, RCE_IRQ_MSIX, RCE_IRQ_MSI, RCE_IRQ_LEGACY };
 
 /* MSI-X vectors, in the order IVAR maps causes to them. */
 enum rce_vector { RCE_VEC_RX0, RCE_VEC_RX1, RCE_VEC_TX, RCE_VEC_OTHER,
@@ -185,7 +186,7 @@ void rce_hw_stats_update(struct rce_adapter *ad);
 void rce_hw_stats_work(struct work_struct *work);
 
 /* irq.c */
-int rce_irq_alloc_vectors(struct rce_adapter *ad, const char *mode);
+int rce_irq_alloc_vectors(struct rce_adapter *ad, enum rce_irq_mode want);
 void rce_irq_free_vectors(struct rce_adapter *ad);
 int rce_irq_request(struct rce_adapter *ad);
 void rce_irq_release(struct rce_adapter *ad);

@@ -117,33 +117,26 @@ unsigned int rce_param_rx_batch(void)
 	return READ_ONCE(rx_batch);
 }
 
-static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/**
+ * rce_sw_init - allocate the net_device and set the adapter up in memory
+ * @pdev: the PCI device being probed
+ *
+ * Everything probe does that touches no register: the adapter's defaults,
+ * the rings' back-pointers, counters, locks and work items, the
+ * net_device's operations and features, and the TX NAPI context.
+ * rce_sw_free() undoes it.
+ *
+ * Return: the adapter, or NULL if the net_device cannot be allocated.
+ */
+static struct rce_adapter *rce_sw_init(struct pci_dev *pdev)
 {
 	struct net_device *netdev;
-	struct ringcap_dev *rd;
 	struct rce_adapter *ad;
-	u8 mac[ETH_ALEN];
-	int err, q;
+	int q;
 
-	err = pci_enable_device_mem(pdev);
-	if (err)
-		return err;
-	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
-	if (err)
-		err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
-	if (err) {
-		dev_err(&pdev->dev, "no usable DMA mask\n");
-		goto err_disable;
-	}
-	err = pci_request_mem_regions(pdev, RCE_DRV_NAME);
-	if (err)
-		goto err_disable;
-	pci_set_master(pdev);
-
-	err = -ENOMEM;
 	netdev = alloc_etherdev_mqs(sizeof(*ad), 1, RCE_NUM_RXQ);
 	if (!netdev)
-		goto err_regions;
+		return NULL;
 	SET_NETDEV_DEV(netdev, &pdev->dev);
 	pci_set_drvdata(pdev, netdev);
 	ad = netdev_priv(netdev);
@@ -164,10 +157,65 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	INIT_DELAYED_WORK(&ad->stats_work, rce_hw_stats_work);
 	INIT_WORK(&ad->reset_work, rce_reset_work);
 
+	netdev->netdev_ops = &rce_netdev_ops;
+	netdev->ethtool_ops = &rce_ethtool_ops;
+	netdev->min_mtu = ETH_MIN_MTU;
+	netdev->max_mtu = ETH_DATA_LEN;
+	netdev->watchdog_timeo = 5 * HZ;
+	/* Receive tag stripping only, on by default as in the stock e1000e. */
+	netdev->hw_features = NETIF_F_HW_VLAN_CTAG_RX;
+	netdev->features = NETIF_F_HW_VLAN_CTAG_RX;
+	netif_napi_add_tx(netdev, &ad->tx.napi, rce_tx_poll);
+	/* No carrier until the link says so, from the first open on. */
+	netif_carrier_off(netdev);
+	return ad;
+}
+
+/*
+ * The mirror of rce_sw_init(). The net_device is unregistered by now, so
+ * a TX timeout can no longer queue reset_work; one already queued finds
+ * the interface down and does nothing.
+ */
+static void rce_sw_free(struct rce_adapter *ad)
+{
+	cancel_work_sync(&ad->reset_work);
+	netif_napi_del(&ad->tx.napi);
+	free_netdev(ad->netdev);
+}
+
+static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct net_device *netdev;
+	struct ringcap_dev *rd;
+	struct rce_adapter *ad;
+	u8 mac[ETH_ALEN];
+	int err;
+
+	err = pci_enable_device_mem(pdev);
+	if (err)
+		return err;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
+	if (err) {
+		dev_err(&pdev->dev, "no usable DMA mask\n");
+		goto err_disable;
+	}
+	err = pci_request_mem_regions(pdev, RCE_DRV_NAME);
+	if (err)
+		goto err_disable;
+	pci_set_master(pdev);
+
+	err = -ENOMEM;
+	ad = rce_sw_init(pdev);
+	if (!ad)
+		goto err_regions;
+	netdev = ad->netdev;
+
 	err = -EIO;
 	ad->hw = pci_iomap(pdev, 0, 0);
 	if (!ad->hw)
-		goto err_netdev;
+		goto err_sw;
 
 	err = rce_hw_reset(ad);
 	if (err)
@@ -186,21 +234,9 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_iounmap;
 
-	netdev->netdev_ops = &rce_netdev_ops;
-	netdev->ethtool_ops = &rce_ethtool_ops;
-	netdev->min_mtu = ETH_MIN_MTU;
-	netdev->max_mtu = ETH_DATA_LEN;
-	netdev->watchdog_timeo = 5 * HZ;
-	/* Receive tag stripping only, on by default as in the stock e1000e. */
-	netdev->hw_features = NETIF_F_HW_VLAN_CTAG_RX;
-	netdev->features = NETIF_F_HW_VLAN_CTAG_RX;
-	netif_napi_add_tx(netdev, &ad->tx.napi, rce_tx_poll);
-
-	/* No carrier until the link says so, from the first open on. */
-	netif_carrier_off(netdev);
 	err = register_netdev(netdev);
 	if (err)
-		goto err_napi;
+		goto err_vectors;
 
 	rtnl_lock();
 	rd = ringcap_register_dev(netdev, RCE_NUM_RXQ);
@@ -220,13 +256,12 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_unregister:
 	unregister_netdev(netdev);
-err_napi:
-	netif_napi_del(&ad->tx.napi);
+err_vectors:
 	rce_irq_free_vectors(ad);
 err_iounmap:
 	pci_iounmap(pdev, ad->hw);
-err_netdev:
-	free_netdev(netdev);
+err_sw:
+	rce_sw_free(ad);
 err_regions:
 	pci_release_mem_regions(pdev);
 err_disable:
@@ -252,12 +287,11 @@ static void rce_remove(struct pci_dev *pdev)
 	rtnl_unlock();
 
 	unregister_netdev(netdev);
-	cancel_work_sync(&ad->reset_work);
-	netif_napi_del(&ad->tx.napi);
 	rce_irq_free_vectors(ad);
+	/* Quiet and DMA-free before the mapping and the memory go. */
 	rce_hw_reset(ad);
 	pci_iounmap(pdev, ad->hw);
-	free_netdev(netdev);
+	rce_sw_free(ad);
 	pci_release_mem_regions(pdev);
 	pci_disable_device(pdev);
 }

@@ -196,9 +196,15 @@ void rce_hw_setup_rss(struct rce_adapter *ad)
 		rce_wr(ad, RCE_RETA(i),
 		       (RCE_RETA_QUEUE1 << 8) | (RCE_RETA_QUEUE1 << 24));
 	rce_wr(ad, RCE_RXCSUM, RCE_RXCSUM_PCSD);
+	/*
+	 * Every hash function the 82574 has. TCP over IPv6 has two, with
+	 * and without the Ex parsing: both are on, and which applies is the
+	 * NIC's rule. QEMU's model (7.2) implements bit 18 only, as RSS
+	 * type 3; it ignores bit 21.
+	 */
 	rce_wr(ad, RCE_MRQC, RCE_MRQC_RSS_EN | RCE_MRQC_IPV4 |
-	       RCE_MRQC_TCP_IPV4 | RCE_MRQC_IPV6 | RCE_MRQC_TCP_IPV6 |
-	       RCE_MRQC_IPV6_EX);
+	       RCE_MRQC_TCP_IPV4 | RCE_MRQC_IPV6 | RCE_MRQC_IPV6_EX |
+	       RCE_MRQC_TCP_IPV6 | RCE_MRQC_TCP_IPV6_EX);
 }
 
 /**

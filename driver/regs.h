@@ -83,11 +83,15 @@
 /* Receive-side scaling */
 #define RCE_MRQC		0x5818
 #define   RCE_MRQC_RSS_EN	0x1
+/* RSS field enables, one per hash function. "Ex": IPv6 extension headers
+ * (home address option, type 2 routing header) are parsed for the
+ * addresses; without them the fixed header's are used. */
 #define   RCE_MRQC_TCP_IPV4	BIT(16)
 #define   RCE_MRQC_IPV4		BIT(17)
-#define   RCE_MRQC_TCP_IPV6	BIT(18)
+#define   RCE_MRQC_TCP_IPV6_EX	BIT(18)
 #define   RCE_MRQC_IPV6_EX	BIT(19)
 #define   RCE_MRQC_IPV6		BIT(20)
+#define   RCE_MRQC_TCP_IPV6	BIT(21)
 #define RCE_RETA(i)		(0x5C00 + 4 * (i))	/* 32 regs, 128 bytes */
 #define   RCE_RETA_ENTRIES	128
 #define   RCE_RETA_QUEUE1	0x80	/* per byte: bit 7 selects queue 1 */

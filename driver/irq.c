@@ -15,7 +15,6 @@
  */
 #include <linux/interrupt.h>
 #include <linux/sched.h>
-#include "compat.h"
 #include "rce.h"
 #include "trace.h"
 

@@ -43,7 +43,7 @@ static int rce_irq_mode_set(const char *val, const struct kernel_param *kp)
 	int mode = sysfs_match_string(rce_irq_mode_params, val);
 
 	if (mode < 0) {
-		pr_err(RCE_DRV_NAME ": irq_mode=%.*s is invalid: expected auto, msix, msi or legacy\n",
+		pr_err("irq_mode=%.*s is invalid: expected auto, msix, msi or legacy\n",
 		       (int)strcspn(val, "\n"), val);
 		return -EINVAL;
 	}
@@ -71,7 +71,7 @@ static int rce_rx_batch_set(const char *val, const struct kernel_param *kp)
 	unsigned int v;
 
 	if (kstrtouint(val, 0, &v) || v < 1 || v > RCE_RING_MAX) {
-		pr_err(RCE_DRV_NAME ": rx_batch=%.*s is invalid: expected 1..%u\n",
+		pr_err("rx_batch=%.*s is invalid: expected 1..%u\n",
 		       (int)strcspn(val, "\n"), val, RCE_RING_MAX);
 		return -EINVAL;
 	}
@@ -96,7 +96,7 @@ int rce_param_rx_cpu(unsigned int q)
 	if (cpu >= 0 && cpu < nr_cpu_ids && cpu_online(cpu))
 		return cpu;
 	if (cpu >= 0)
-		pr_warn_once(RCE_DRV_NAME ": rx_cpu %d is not an online CPU, using the default\n",
+		pr_warn_once("rx_cpu %d is not an online CPU, using the default\n",
 			     cpu);
 	/* The (q mod n)th online CPU. */
 	n = q % num_online_cpus();

@@ -19,7 +19,7 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/workqueue.h>
 
-#include "../module/ringcap_driver.h"
+#include <ringcap/driver.h>
 #include "desc.h"
 #include "regs.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The API for ringcap-aware drivers (ringcap_driver.h): transparent modes
+ * The API for ringcap-aware drivers (<ringcap/driver.h>): transparent modes
  * 1 and 2, where the driver hands each frame over while it is still in its
  * DMA buffer, before (mode 1) or instead of (mode 2) building an skb.
  *

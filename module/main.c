@@ -24,7 +24,7 @@ static int __init ringcap_init(void)
 	err = ringcap_sock_init();
 	if (err)
 		goto err_proc;
-	pr_info("ringcap %s: family %u, transparent_mode %d\n",
+	pr_info("version %s, family %u, transparent_mode %d\n",
 		RINGCAP_VERSION, ringcap_family_nr, ringcap_mode());
 	return 0;
 

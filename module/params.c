@@ -30,7 +30,7 @@ static int ringcap_param_set(const char *val, const struct kernel_param *kp,
 	if (kstrtouint(val, 0, &v) || v < min || v > max ||
 	    (pow2 && !is_power_of_2(v))) {
 		/* Writes through sysfs end in a newline: not part of it. */
-		pr_err("ringcap: %s=%.*s is invalid: expected %s%u..%u\n",
+		pr_err("%s=%.*s is invalid: expected %s%u..%u\n",
 		       kp->name, (int)strcspn(val, "\n"), val,
 		       pow2 ? "a power of two in " : "", min, max);
 		return -EINVAL;

@@ -14,7 +14,6 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "ringcap.h"
-#include "compat/compat.h"
 
 /*
  * Ring memory is pinned for as long as the socket lives, and anyone with

@@ -18,7 +18,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <net/sock.h>
-#include "ringcap_driver.h"
+#include <ringcap/driver.h>
 #include "uapi/linux/ringcap.h"
 
 /* From the VERSION file at the top of the package (module/Kbuild). */

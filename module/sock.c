@@ -169,7 +169,7 @@ int ringcap_sock_init(void)
 	ringcap_family_ops.family = ringcap_family_nr;
 	err = sock_register(&ringcap_family_ops);
 	if (err) {
-		pr_err("ringcap: cannot register address family %u (%s); load with family=<an unused number below %d>\n",
+		pr_err("cannot register address family %u (%s); load with family=<an unused number below %d>\n",
 		       ringcap_family_nr,
 		       err == -EEXIST ? "already in use" : "out of range",
 		       AF_MAX);

@@ -17,7 +17,6 @@
 #include <linux/hrtimer.h>
 #include <linux/poll.h>
 #include "ringcap.h"
-#include "compat/compat.h"
 #include "trace.h"
 
 static void ringcap_signal(struct ringcap_sock *rs, int reason)

@@ -1,24 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Build the package's kernel modules for each given kernel, the way DKMS
-# does (one kbuild pass over the top-level Kbuild), with W=1.
+# Build the package's kernel modules for each given kernel through the
+# top-level Kbuild, the one DKMS uses, with W=1.
 #
-#   build-module.sh [--strict] [KVER...]    default: scripts/kernels.sh
+#   build-module.sh [--strict] [--sim] [--kdir DIR] [KVER...]
+#                                           default: scripts/kernels.sh
 #
-# Each kernel gets a staging copy of the source in build/KVER/src (kbuild
-# writes its objects beside the sources, and the checkout must stay clean);
-# copies keep their timestamps so a rebuild recompiles only what changed.
-# The modules end up in build/KVER/src/<dir>/*.ko, the log in
+# Each kernel gets a staging copy of the source in build/KVER/src: kbuild
+# writes its objects beside the sources, and the 6.1 kbuild has no way to
+# put them elsewhere (MO= came in 6.13), so two kernels cannot share one
+# tree. Copies keep their timestamps, so a rebuild recompiles only what
+# changed. The modules end up in build/KVER/src/<dir>/*.ko, the log in
 # build/KVER/module.log.
 #
-# --strict fails if the compiler, modpost or objtool printed any warning,
-# or if the built ringcap.ko's version differs from the VERSION file.
+# --strict  fail if the compiler, modpost or objtool printed any warning,
+#           or if the built ringcap.ko's version differs from VERSION
+# --sim     also the test device, selftests/ringcap_sim (RINGCAP_SIM=m)
+# --kdir    the kernel tree to build against (one KVER; the debug kernel),
+#           instead of /lib/modules/KVER/build
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 strict=0
-if [ "${1:-}" = --strict ]; then strict=1; shift; fi
+sim=()
+kdir_opt=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--strict) strict=1; shift ;;
+	--sim) sim=(RINGCAP_SIM=m); shift ;;
+	--kdir) kdir_opt=${2:?}; shift 2 ;;
+	*) break ;;
+	esac
+done
 if [ $# -eq 0 ]; then
 	read -r -a kvers <<<"$("$top/scripts/kernels.sh")"
 else
@@ -29,7 +43,7 @@ jobs=${JOBS:-$(nproc)}
 
 fail=0
 for k in "${kvers[@]}"; do
-	kdir=/lib/modules/$k/build
+	kdir=${kdir_opt:-/lib/modules/$k/build}
 	[ -e "$kdir/Makefile" ] || { echo "build-module: no headers for $k ($kdir)" >&2; exit 1; }
 	out=$top/build/$k
 	src=$out/src
@@ -37,7 +51,7 @@ for k in "${kvers[@]}"; do
 	(cd "$top" && scripts/pkg-files.sh | xargs -r -d '\n' cp --parents -pu -t "$src")
 
 	log=$out/module.log
-	if ! make -C "$kdir" M="$src" W=1 -j"$jobs" modules >"$log" 2>&1; then
+	if ! make -C "$kdir" M="$src" W=1 -j"$jobs" "${sim[@]+"${sim[@]}"}" modules >"$log" 2>&1; then
 		cat "$log" >&2
 		echo "build-module: $k: build FAILED (log $log)" >&2
 		fail=1

@@ -32,7 +32,7 @@
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <net/rtnetlink.h>
-#include "ringcap_driver.h"
+#include <ringcap/driver.h>
 
 #define RCSIM_RXQ		2
 #define RCSIM_MAX_WRITE		(4 << 20)

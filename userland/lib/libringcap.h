@@ -90,8 +90,19 @@ void ringcap_release(struct ringcap *rc);
  * -1 on error: errno from SO_ERROR (ENODEV once the device is gone, kept
  * on later calls), EIO when the kernel refused the consumer position,
  * EINTR on a signal. Frames still readable are reported before an error.
+ * The same as ringcap_poll_result() on the revents of one poll().
  */
 int ringcap_wait(struct ringcap *rc, int timeout_ms);
+
+/*
+ * Decode the revents that the caller's own poll() returned for
+ * ringcap_fd(rc), polled for POLLIN alongside the caller's other fds, so
+ * that a wake-up costs one poll(). 1 readable, 0 nothing yet, -1 with
+ * errno and ringcap_errmsg() as ringcap_wait() gives them: POLLERR and
+ * POLLHUP become the socket's error (read with SO_ERROR, no second poll),
+ * POLLNVAL is EBADF. POLLIN wins over an error, as in ringcap_wait().
+ */
+int ringcap_poll_result(struct ringcap *rc, short revents);
 
 int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st);
 

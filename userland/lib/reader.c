@@ -158,6 +158,21 @@ static int rc_poll_error(struct ringcap *rc)
 		       "the kernel refused the ring's consumer position");
 }
 
+int ringcap_poll_result(struct ringcap *rc, short revents)
+{
+	/*
+	 * Readable wins over an error: frames captured before the device
+	 * went away can still be drained; the error comes once they are.
+	 */
+	if (revents & POLLIN)
+		return 1;
+	if (revents & POLLNVAL)
+		return rc_fail(rc, EBADF, "poll: the socket is not open");
+	if (revents & (POLLERR | POLLHUP))
+		return rc_poll_error(rc);
+	return 0;
+}
+
 int ringcap_wait(struct ringcap *rc, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = rc->fd, .events = POLLIN };
@@ -166,17 +181,5 @@ int ringcap_wait(struct ringcap *rc, int timeout_ms)
 	ret = poll(&pfd, 1, timeout_ms);
 	if (ret < 0)
 		return rc_fail(rc, errno, "poll: %s", strerror(errno));
-	if (!ret)
-		return 0;
-	/*
-	 * Readable wins over an error: frames captured before the device
-	 * went away can still be drained; the error comes once they are.
-	 */
-	if (pfd.revents & POLLIN)
-		return 1;
-	if (pfd.revents & (POLLERR | POLLHUP | POLLNVAL))
-		return pfd.revents & POLLNVAL ?
-		       rc_fail(rc, EBADF, "poll: the socket is not open") :
-		       rc_poll_error(rc);
-	return 0;
+	return ret ? ringcap_poll_result(rc, pfd.revents) : 0;
 }

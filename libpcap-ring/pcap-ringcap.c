@@ -222,10 +222,11 @@ static int rc_pcap_wait(pcap_t *p, struct pcap_ringcap *prc)
 			n = 0;
 		return 0;
 	}
-	if (!pfd[0].revents)
-		return 0;
-	/* libringcap turns POLLERR into the reason (device gone, ...). */
-	ret = ringcap_wait(prc->rc, 0);
+	/*
+	 * libringcap decodes what this poll() said (POLLERR: the device
+	 * went away, ...) without polling again: one poll per wake-up.
+	 */
+	ret = ringcap_poll_result(prc->rc, pfd[0].revents);
 	if (ret < 0) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
 			 ringcap_errmsg(prc->rc));

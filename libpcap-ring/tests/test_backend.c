@@ -5,19 +5,26 @@
  * with libringcap's real reader and error reporting (libringcap.a) over
  * a ring in ordinary memory (userland/tests/fake_ring.c); the calls that
  * need the kernel (open, options, bind, map, filter, stats) are replaced
- * below and record what the backend asked for. Run it in a private mount
+ * below and record what the backend asked for. poll() and getsockopt()
+ * are wrapped: the wrapper counts poll() calls and plays the ring
+ * socket's part (frames arriving during a sleep, a device that goes
+ * away), and passes everything else to the real call. Run it in a private mount
  * namespace with a fake /sys/module/ringcap (make -C libpcap-ring check
  * does). TAP output.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <pcap/pcap.h>
 #include "fake_ring.h"
 
@@ -42,6 +49,7 @@ struct ringcap *ringcap_open(void)
 		fake_ready = 1;
 	}
 	fr.rc->cursor = fr.hdr->consumer;
+	fr.rc->sticky_err = 0;		/* a new socket has seen no error */
 	return fr.rc;
 }
 
@@ -123,6 +131,64 @@ int ringcap_parse_spec(const char *spec, char *ifname, size_t len, int *queue)
 	ifname[n] = 0;
 	*queue = at ? atoi(at + 1) : -1;
 	return 0;
+}
+
+/*
+ * ---- the ring socket's poll() and SO_ERROR, faked ----
+ *
+ * These definitions take the place of libc's for the backend and
+ * libringcap.a, both linked into this program. What the module would do:
+ * frames written while the reader sleeps make the socket readable; a
+ * device that goes away sets sk_err to ENODEV (cleared by reading
+ * SO_ERROR) and keeps POLLERR up for good.
+ */
+static struct {
+	int calls;		/* poll() calls, whatever the fds */
+	int frames;		/* written during the next poll() of the ring */
+	uint32_t seq;		/* the first of them */
+	int gone;		/* POLLERR on the ring from now on */
+	int sk_err;		/* what SO_ERROR reads next */
+} kp;
+
+static void put(uint32_t first, int n, uint32_t len);
+
+int poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
+{
+	struct timespec ts = {
+		.tv_sec = timeout_ms / 1000,
+		.tv_nsec = timeout_ms % 1000 * 1000000L,
+	};
+	short ring = 0;
+	nfds_t i;
+
+	kp.calls++;
+	for (i = 0; i < nfds; i++) {
+		if (fds[i].fd != fr.rc->fd)
+			continue;
+		if (kp.frames) {
+			put(kp.seq, kp.frames, 60);
+			kp.frames = 0;
+			ring |= POLLIN;
+		}
+		if (kp.gone)
+			ring |= POLLERR;
+	}
+	if (!ring)
+		return ppoll(fds, nfds, timeout_ms < 0 ? NULL : &ts, NULL);
+	for (i = 0; i < nfds; i++)
+		fds[i].revents = fds[i].fd == fr.rc->fd ? ring : 0;
+	return 1;
+}
+
+int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
+{
+	if (fd == fr.rc->fd && level == SOL_SOCKET && name == SO_ERROR) {
+		*(int *)val = kp.sk_err;
+		*len = sizeof(int);
+		kp.sk_err = 0;
+		return 0;
+	}
+	return syscall(SYS_getsockopt, fd, level, name, val, len);
 }
 
 /* ---- the tests ---- */
@@ -237,6 +303,16 @@ int main(void)
 	  "non-blocking read of an empty ring returns 0");
 	pcap_setnonblock(p, 0, NULL);
 
+	/* An empty ring: the read sleeps, 20 frames arrive meanwhile. */
+	kp.calls = 0;
+	kp.frames = 20;
+	kp.seq = 500;
+	memset(&g, 0, sizeof(g));
+	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(ret == 20 && !g.bad && kp.calls == 1,
+	  "one poll() per wake-up: 20 frames after %d poll() calls (ret %d)",
+	  kp.calls, ret);
+
 	pthread_create(&th, NULL, breaker, p);
 	ret = pcap_loop(p, -1, cb, (u_char *)&g);
 	pthread_join(th, NULL);
@@ -276,7 +352,59 @@ int main(void)
 	  "stats: recv = received + dropped, drop, ifdrop = nic_dropped");
 	T(pcap_setdirection(p, PCAP_D_OUT) < 0 &&
 	  !pcap_setdirection(p, PCAP_D_IN), "direction: OUT refused, IN ok");
+
+	/*
+	 * The device goes away with 3 frames arriving: they come first,
+	 * then the error, again on every later read.
+	 */
+	kp.calls = 0;
+	kp.frames = 3;
+	kp.seq = 600;
+	kp.gone = 1;
+	kp.sk_err = ENODEV;
+	memset(&g, 0, sizeof(g));
+	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(ret == 3 && kp.calls == 1,
+	  "device gone: frames readable with POLLERR still delivered (ret %d, %d polls)",
+	  ret, kp.calls);
+	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(ret == PCAP_ERROR && kp.calls == 2 &&
+	  !strcmp(pcap_geterr(p), "ringcap: the capture device went away"),
+	  "device gone: then PCAP_ERROR, one poll, \"%s\"", pcap_geterr(p));
+	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
+	T(ret == PCAP_ERROR &&
+	  !strcmp(pcap_geterr(p), "ringcap: the capture device went away"),
+	  "device gone: the same error again once SO_ERROR is cleared");
+	/* libringcap's own wait decodes it in the same place. */
+	kp.calls = 0;
+	errno = 0;
+	ret = ringcap_wait(fr.rc, 0);
+	T(ret == -1 && errno == ENODEV && kp.calls == 1,
+	  "ringcap_wait: one poll(), the same ENODEV (ret %d, %s)", ret,
+	  strerror(errno));
+	kp.gone = 0;
 	pcap_close(p);
+
+	/* ringcap_poll_result() alone, on a fresh handle. */
+	ringcap_open();
+	T(ringcap_poll_result(fr.rc, 0) == 0 &&
+	  ringcap_poll_result(fr.rc, POLLOUT) == 0 &&
+	  ringcap_poll_result(fr.rc, POLLIN | POLLERR) == 1,
+	  "poll result: nothing is 0, readable wins over POLLERR");
+	errno = 0;
+	ret = ringcap_poll_result(fr.rc, POLLNVAL);
+	T(ret == -1 && errno == EBADF, "poll result: POLLNVAL is EBADF");
+	kp.sk_err = ENETDOWN;
+	ret = ringcap_poll_result(fr.rc, POLLERR);
+	T(ret == -1 && errno == ENETDOWN &&
+	  !strcmp(ringcap_errmsg(fr.rc), "socket error: Network is down"),
+	  "poll result: POLLERR is SO_ERROR's errno (%s)",
+	  ringcap_errmsg(fr.rc));
+	ringcap_open();
+	ret = ringcap_poll_result(fr.rc, POLLHUP);
+	T(ret == -1 && errno == EIO,
+	  "poll result: POLLHUP, no socket error: EIO (%s)",
+	  ringcap_errmsg(fr.rc));
 
 	p = open_dev("ringcap:lo@1", 1, 1);
 	T(k.queue == 1 && k.watermark == 1, "lo@1: queue 1; immediate: N=1");

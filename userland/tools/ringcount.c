@@ -46,6 +46,7 @@ struct tally {
 	unsigned long long bytes;	/* wire bytes */
 };
 
+/* The limits are the kernel's, from <linux/ringcap.h>. */
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -55,19 +56,23 @@ static void usage(FILE *out)
 		"  -i, --interface DEV[@Q]  device, all RX queues, or only queue Q\n"
 		"  -c, --count N            stop after N frames\n"
 		"  -d, --duration SEC       stop after SEC seconds (may be fractional)\n"
-		"  -s, --snaplen BYTES      bytes kept per frame (1..65535, at most\n"
-		"                           half the ring less 40)\n"
-		"  -w, --watermark N        wake after N frames (1 = immediate)\n"
+		"  -s, --snaplen BYTES      bytes kept per frame (1..%u, at most\n"
+		"                           half the ring less %zu)\n"
+		"  -w, --watermark N        wake after N frames (1..%u; 1 = immediate)\n"
 		"  -t, --timeout US         wake US microseconds after the first frame\n"
-		"                           (0 = only by the watermark)\n"
+		"                           (0..%u; 0 = only by the watermark)\n"
 		"  -r, --ring-size BYTES    ring data size, a power of two (k/M suffix)\n"
+		"                           of %u..%u, at most max_ring_mem\n"
 		"  -q, --quiet              no per-second lines, only the summary\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Per-second lines: t= fps= mbps= total= dropped= filtered= nic_dropped=\n"
 		"Last line: " PROG ": dev= queue= captured= dropped= filtered=\n"
 		"           nic_dropped= wakeups= seconds= received= bytes= bad_consumer=\n"
-		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n");
+		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n",
+		RINGCAP_SNAPLEN_MAX, sizeof(struct ringcap_rec),
+		RINGCAP_WATERMARK_MAX, RINGCAP_TIMEOUT_US_MAX,
+		RINGCAP_RING_SIZE_MIN, RINGCAP_RING_SIZE_MAX);
 }
 
 const char cli_prog[] = PROG;
@@ -108,13 +113,16 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->snaplen = cli_num(c, optarg, 1, RINGCAP_SNAPLEN_MAX, 0);
 			break;
 		case 'w':
-			o->watermark = cli_num(c, optarg, 1, 1 << 20, 0);
+			o->watermark = cli_num(c, optarg, 1, RINGCAP_WATERMARK_MAX,
+					       0);
 			break;
 		case 't':
-			o->timeout_us = cli_num(c, optarg, 0, 10000000, 0);
+			o->timeout_us = cli_num(c, optarg, 0,
+						RINGCAP_TIMEOUT_US_MAX, 0);
 			break;
 		case 'r':
-			o->ring_size = cli_num(c, optarg, 4096, 1U << 31, 1);
+			o->ring_size = cli_num(c, optarg, RINGCAP_RING_SIZE_MIN,
+					       RINGCAP_RING_SIZE_MAX, 1);
 			if (o->ring_size & (o->ring_size - 1))
 				bad_usage("-r: %u is not a power of two",
 					  o->ring_size);

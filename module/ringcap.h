@@ -50,17 +50,6 @@ struct ringcap_ring {
 	unsigned long locked_pages;
 };
 
-enum ringcap_drop_reason {
-	RINGCAP_DROP_RING_FULL,
-	RINGCAP_DROP_BAD_CONSUMER,
-	RINGCAP_DROP_FILTER,
-};
-
-enum ringcap_wake_reason {
-	RINGCAP_WAKE_WATERMARK,
-	RINGCAP_WAKE_TIMER,
-};
-
 struct ringcap_dev;
 
 struct ringcap_sock {

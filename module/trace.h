@@ -11,14 +11,29 @@
 #define _RINGCAP_TRACE_H
 
 #include <linux/tracepoint.h>
+#include "uapi/linux/ringcap.h"
 
-#define ringcap_show_drop(r)					\
-	__print_symbolic(r, { 0, "ring_full" },			\
-			    { 1, "bad_consumer" },		\
-			    { 2, "filter" })
+/*
+ * The reasons come from their lists in the uapi header. TRACE_DEFINE_ENUM
+ * makes the format files show each constant as its number, so that tools
+ * reading them (perf, trace-cmd) can print the names too.
+ */
+#define RINGCAP_TRACE_DROP(c, name)	TRACE_DEFINE_ENUM(RINGCAP_DROP_##c);
+#define RINGCAP_TRACE_WAKE(c, name)	TRACE_DEFINE_ENUM(RINGCAP_WAKE_##c);
+RINGCAP_DROP_REASONS(RINGCAP_TRACE_DROP, RINGCAP_TRACE_DROP)
+RINGCAP_WAKE_REASONS(RINGCAP_TRACE_WAKE, RINGCAP_TRACE_WAKE)
 
-#define ringcap_show_wake(r)					\
-	__print_symbolic(r, { 0, "watermark" }, { 1, "timer" })
+#define RINGCAP_SYM_DROP(c, name)	{ RINGCAP_DROP_##c, #name },
+#define RINGCAP_SYM_DROPe(c, name)	{ RINGCAP_DROP_##c, #name }
+#define RINGCAP_SYM_WAKE(c, name)	{ RINGCAP_WAKE_##c, #name },
+#define RINGCAP_SYM_WAKEe(c, name)	{ RINGCAP_WAKE_##c, #name }
+
+#define ringcap_show_drop(r)						\
+	__print_symbolic(r, RINGCAP_DROP_REASONS(RINGCAP_SYM_DROP,	\
+						 RINGCAP_SYM_DROPe))
+#define ringcap_show_wake(r)						\
+	__print_symbolic(r, RINGCAP_WAKE_REASONS(RINGCAP_SYM_WAKE,	\
+						 RINGCAP_SYM_WAKEe))
 
 TRACE_EVENT(ringcap_deliver,
 	TP_PROTO(int ifindex, u16 queue, u64 ino, u32 caplen, u32 len),
@@ -43,7 +58,8 @@ TRACE_EVENT(ringcap_deliver,
 );
 
 TRACE_EVENT(ringcap_drop,
-	TP_PROTO(int ifindex, u16 queue, u64 ino, int reason),
+	TP_PROTO(int ifindex, u16 queue, u64 ino,
+		 enum ringcap_drop_reason reason),
 	TP_ARGS(ifindex, queue, ino, reason),
 	TP_STRUCT__entry(
 		__field(int, ifindex)
@@ -63,7 +79,7 @@ TRACE_EVENT(ringcap_drop,
 );
 
 TRACE_EVENT(ringcap_wakeup,
-	TP_PROTO(u64 ino, int reason, u32 pending),
+	TP_PROTO(u64 ino, enum ringcap_wake_reason reason, u32 pending),
 	TP_ARGS(ino, reason, pending),
 	TP_STRUCT__entry(
 		__field(u64, ino)

@@ -19,7 +19,8 @@
 #include "ringcap.h"
 #include "trace.h"
 
-static void ringcap_signal(struct ringcap_sock *rs, int reason)
+static void ringcap_signal(struct ringcap_sock *rs,
+			   enum ringcap_wake_reason reason)
 {
 	struct socket_wq *wq;
 	u32 pending = rs->pending;

@@ -4,9 +4,10 @@
 # The bpftrace diagnostics (userland/bpftrace/) against the running
 # kernel: every script compiles against its tracepoints, kprobes and BTF
 # without attaching anything (bpftrace --emit-elf, bpftrace 0.17 having
-# no --dry-run), then each one runs against a workload whose numbers are
-# known, and what it prints at Ctrl-C is checked exactly against the
-# kernel's own counters:
+# no --dry-run), each table of reason names matches the numbers the
+# tracepoints' formats give (enum ringcap_*_reason), then each one runs
+# against a workload whose numbers are known, and what it prints at
+# Ctrl-C is checked exactly against the kernel's own counters:
 #
 #   drops.bt           a stalled reader with a 64 KiB ring and 1009 frames
 #                      of 1514 bytes (ring full = the excess, = the
@@ -65,7 +66,7 @@ S_AFFL=rcbt5 S_DOC=rcbt6
 SIMS="$S_STALL $S_FILT $S_RPS $S_WAKE $S_AFST $S_AFFL $S_DOC"
 # The 82574L pair of scripts/vm/run --nic e1000e-pair (nic0, nic1).
 MAC_A=52:54:00:12:34:10 MAC_B=52:54:00:12:34:11
-PLAN=27
+PLAN=28
 
 n=0
 failed=0
@@ -221,6 +222,9 @@ softnet_dropped() {
 	while read -r _ d _; do s=$((s + 16#$d)); done </proc/net/softnet_stat
 	echo "$s"
 }
+# tcase NAME FUNC: one result from FUNC, which may set msg
+msg=
+tcase() { local rc=0 name=$1; shift; msg=; "$@" || rc=$?; result "$rc" "$name" "$msg"; }
 # Wait until PID's socket has seen N frames (received + dropped).
 seen() { [ $(($(proc_field "$1" 6) + $(proc_field "$1" 7))) -ge "$2" ]; }
 
@@ -271,7 +275,45 @@ t_doctor_usage() {
 }
 expect "ringcap-doctor --help exits 0, bad usage exits 2" "" t_doctor_usage
 
-# ---- 8-11: drops.bt ---------------------------------------------------
+# 8: the scripts' reason tables. The reasons are numbered once, in
+# <linux/ringcap.h>; the module's TRACE_DEFINE_ENUM puts each one's number
+# into its tracepoint's format. A script that reads a reason must name the
+# same numbers the same way, or it would mislabel its counts.
+# fmt_reasons EVENT: "NUMBER NAME" of each __print_symbolic entry
+fmt_reasons() {
+	sed -n 's/^print fmt: //p' "/sys/kernel/tracing/events/ringcap/$1/format" |
+		grep -o '{ [0-9]*, "[a-z_]*" }' |
+		sed 's/^{ \([0-9]*\), "\([a-z_]*\)" }$/\1 \2/' | sort
+}
+# bt_reasons SCRIPT MAP: "NUMBER NAME" of each @MAP[NUMBER] = "NAME"; line
+bt_reasons() {
+	sed -n "s/^[[:space:]]*@$2\[\([0-9]*\)\] = \"\([a-z_]*\)\";\$/\1 \2/p" "$BT/$1" |
+		sort
+}
+t_reasons() {
+	local s ev map want got checked= bad=
+	for s in $SCRIPTS; do
+		for ev in ringcap_drop:drop_reason ringcap_wakeup:wake_reason; do
+			map=${ev#*:}
+			ev=${ev%:*}
+			grep -q "^tracepoint:ringcap:$ev\$" "$BT/$s" || continue
+			want=$(fmt_reasons "$ev")
+			got=$(bt_reasons "$s" "$map")
+			checked+=" $s:@$map"
+			if [ -z "$want" ] || [ "$got" != "$want" ]; then
+				bad+=" $s:@$map"
+				echo "# $ev format: $(tr '\n' ' ' <<<"$want")"
+				echo "# $s @$map: $(tr '\n' ' ' <<<"$got")"
+			fi
+		done
+	done
+	msg="checked$checked${bad:+; differ:$bad}"
+	# drops.bt, wakeups.bt and latency.bt read reasons
+	[ -z "$bad" ] && [ "$(wc -w <<<"$checked")" -ge 3 ]
+}
+tcase "the scripts' reason tables = the names and numbers of the tracepoints' formats" t_reasons
+
+# ---- 9-12: drops.bt ---------------------------------------------------
 
 # One drops.bt over three workloads, each on a device of its own:
 # a stalled reader, a filter, RPS into a tiny backlog.
@@ -352,8 +394,6 @@ t_backlog() {
 	[ "$bt" -gt 0 ] && [ "$bt" = $((sn1 - sn0)) ] && [ "$c" = "$r" ] &&
 		[ $((bt + r + d)) = 2000 ]
 }
-msg=
-tcase() { local rc=0 name=$1; shift; msg=; "$@" || rc=$?; result "$rc" "$name" "$msg"; }
 tcase "drops.bt: a stalled 64 KiB ring loses exactly the excess of 1009 frames (ring_full = socket dropped = 967)" t_stall_drops
 tcase "drops.bt: captured = the frames the ring took (42)" t_stall_captured
 tcase "drops.bt: a BPF filter (tcpdump through ringcap) rejects 150 of 300, reported as filter" t_filter
@@ -362,7 +402,7 @@ tcase "drops.bt: RPS into a full input backlog: stack backlog drops = softnet_st
 stop_pid "$rc_stall"
 [ "$rps_ok" = 0 ] || stop_pid "$rc_rps"
 
-# ---- 12-15: wakeups.bt and latency.bt on the sim ------------------------
+# ---- 13-16: wakeups.bt and latency.bt on the sim ------------------------
 
 bt_start wake wakeups.bt || true
 bt_start lat latency.bt 1 || true	# every second: the sums must add up
@@ -415,7 +455,7 @@ tcase "wakeups.bt: with N=64 the wake-ups = the socket's wake-up counter, the ti
 tcase "wakeups.bt: the reader, its poll-family calls, each of which polled the socket" t_w_polls
 tcase "latency.bt, printing every second: every wake-up of the socket timed from its first frame or counted unmeasured" t_l_sim
 
-# ---- 16-18: afpacket-drops.bt ----------------------------------------------
+# ---- 17-19: afpacket-drops.bt ----------------------------------------------
 
 if_afst=$(ifindex $S_AFST) if_affl=$(ifindex $S_AFFL)
 tcpdump -B 256 -s 1600 -U -i $S_AFST -w "$tmp/afst.pcap" >"$tmp/afst.out" 2>"$tmp/afst.err" &
@@ -462,7 +502,7 @@ tcase "afpacket-drops.bt: a stopped tcpdump's ring_full = its 'packets dropped b
 tcase "afpacket-drops.bt: captured + ring_full = the 1009 frames sent" t_af_sum
 tcase "afpacket-drops.bt: tcpdump's filter rejects 150 of 300, reported as filter" t_af_filter
 
-# ---- 19-20: ringcap-doctor on the sim -------------------------------------------
+# ---- 20-21: ringcap-doctor on the sim -------------------------------------------
 
 t_doc_stall() {
 	local rc=0
@@ -496,7 +536,7 @@ t_doc_healthy() {
 tcase "ringcap-doctor: a stopped reader whose ring dropped frames is a problem (exit 1)" t_doc_stall
 tcase "ringcap-doctor: the same device with a reader that keeps up: no problem (exit 0), poll calls counted" t_doc_healthy
 
-# ---- 21-27: the 82574L pair on ringcap_e1000e ----------------------------------
+# ---- 22-28: the 82574L pair on ringcap_e1000e ----------------------------------
 
 pci_by_mac() { # the 82574L whose netdev has MAC, or none
 	local p

@@ -9,8 +9,10 @@
 # as an AF_PACKET capture, -c, DEV@QUEUE, kernel filters, nanosecond
 # timestamps, "dropped by kernel" against the ring's counter with a stalled
 # reader, non-blocking use through a selectable fd, breakloop, inject,
-# packzip's gzip pcap read back by zcat | tcpdump -r -, and every fallback
-# (RINGCAP_DISABLE, the module unloaded, ringcap:DEV).
+# packzip's gzip pcap read back by zcat | tcpdump -r -, one poll() per
+# wake-up of a blocking read, a device deleted under tcpdump (its frames
+# kept, then a clear error), and every fallback (RINGCAP_DISABLE, the
+# module unloaded, ringcap:DEV).
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap and
 # ringcap_sim, and leaves both loaded with default parameters (it unloads
@@ -36,13 +38,15 @@ SIM_KO=${RC_SIM_KO:-$here/build/$(uname -r)/ringcap_sim.ko}
 LPR=${RC_LPR:-$here/../libpcap-ring}
 RUN=$LPR/ringcap-run
 NB=$LPR/build/bin/pcap_nonblock
+POLLS=$LPR/build/bin/pcap_polls
 PACKZIP=${RC_TOOLS:-$here/../userland/build/bin}/packzip
 PARAMS=/sys/module/ringcap/parameters
 SIM=rcpcap0
 INJECT=/sys/kernel/debug/ringcap_sim/$SIM/inject
 VA=rcpcapv0
 VB=rcpcapv1
-PLAN=32
+GONE=rcpcapg0
+PLAN=35
 
 n=0
 failed=0
@@ -56,6 +60,7 @@ cleanup() {
 		kill -KILL "$p" 2>/dev/null || true
 	done
 	ip link del "$VA" 2>/dev/null || true
+	ip link del "$GONE" 2>/dev/null || true
 	ip link del "$SIM" 2>/dev/null || true
 	loaded ringcap || load_ringcap >/dev/null 2>&1 || true
 	[ ! -f "$PARAMS/transparent_mode" ] ||
@@ -74,7 +79,8 @@ loaded ringcap_sim || insmod "$SIM_KO" 2>/dev/null ||
 	skip_all libpcap "ringcap_sim is not loaded and $SIM_KO does not load"
 [ -f "$LPR/build/lib/libpcap.so.0.8" ] ||
 	skip_all libpcap "no drop-in libpcap: run 'make -C libpcap-ring' on the host"
-[ -x "$NB" ] || skip_all libpcap "no $NB: run 'make -C libpcap-ring tests'"
+[ -x "$NB" ] && [ -x "$POLLS" ] ||
+	skip_all libpcap "no $NB or $POLLS: run 'make -C libpcap-ring tests'"
 [ -x "$BIN/rc_inject" ] || skip_all libpcap "no $BIN/rc_inject: make -C selftests"
 [ -x "$PACKZIP" ] || skip_all libpcap "no $PACKZIP: make -C userland"
 command -v tcpdump >/dev/null || skip_all libpcap "no tcpdump (apt-get install tcpdump)"
@@ -383,7 +389,40 @@ else
 	ok "dumpcap through ringcap # SKIP dumpcap is not installed (apt-get install tshark)"
 fi
 
-# 28-32: fallback with the module unloaded (the sim device goes with it)
+# 28: a blocking read that sleeps makes one poll() (ring and breakloop
+# eventfd together), never a second one to ask the ring what it meant;
+# pcap_polls counts them with its own poll() standing in for libc's.
+# N = 16 for a few dozen wake-ups.
+RINGCAP_WATERMARK=16 "$RUN" "$POLLS" -i "$SIM" -n 600 -w 60 >"$tmp/polls.out" 2>&1 &
+polls=$!
+pids+=("$polls")
+wait_for 20 grep -q ready "$tmp/polls.out" || true
+inject -n 300 -s 0 -q 0 -r 13
+inject -n 300 -s 300 -q 0 -r 13
+polls_rc=0
+wait "$polls" || polls_rc=$?
+show "$tmp/polls.out"
+check "a blocking read polls once per wake-up (pcap_polls, 600 frames)" \
+	[ "$polls_rc" = 0 ]
+
+# 29-30: the device goes away under a capture: the frames it captured
+# reach the file, then tcpdump ends with libringcap's reason (POLLERR,
+# SO_ERROR ENODEV) rather than waiting for ever.
+ip link add "$GONE" type ringcap_sim
+ip link set "$GONE" up
+tcpdump_start gone -- -U -i "$GONE"
+"$BIN/rc_inject" -d "$GONE" -n 10 -s 0 -q 0 -r 14
+wait_for 20 eval '[ "$(chk count "$tmp/gone.pcap")" -ge 10 ]' || true
+ip link del "$GONE"
+tcpdump_wait gone 10
+show "$tmp/gone.err"
+check "device deleted under tcpdump: it exits with an error (exit ${rc_gone:-?})" \
+	eval '[ "${rc_gone:-0}" != 0 ] &&
+	      grep -q "ringcap: the capture device went away" "$tmp/gone.err"'
+check "... after writing the 10 frames captured before" \
+	eval 'chk seq "$tmp/gone.pcap" 0 10 0 14 >/dev/null'
+
+# 31-35: fallback with the module unloaded (the sim device goes with it)
 ip link del "$SIM"
 rmmod ringcap_sim
 wait_for 10 eval 'rmmod ringcap 2>/dev/null || ! loaded ringcap' || true

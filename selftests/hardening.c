@@ -546,7 +546,7 @@ TEST(snaplen_must_fit_the_ring)
 	ASSERT_EQ(0, rc_getopt_u32(fd, RINGCAP_SNAPLEN, &v));
 	ASSERT_EQ(RINGCAP_SNAPLEN_MAX, v);
 	/* once set, the ring cannot shrink below it */
-	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_SNAPLEN, 65535));
+	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_SNAPLEN, RINGCAP_SNAPLEN_MAX));
 	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE, 1 << 17));
 	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_SNAPLEN, 3000));
 	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE, 4096));

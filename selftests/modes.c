@@ -99,9 +99,10 @@ TEST_F_TIMEOUT(modes, mode1_ring_and_stack_get_every_frame, 180)
 	RC_WAIT_ACCOUNTED(r.fd, NFRAMES, &st);
 	rc_cap_init(&cap, 2 * NFRAMES);
 	ASSERT_EQ(NFRAMES, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
-	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	ASSERT_EQ(NFRAMES, stack_wait(self, NFRAMES));
-	RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0, RC_SNAP_WHOLE, 0, 0);
 	ASSERT_EQ(NFRAMES, stack_rx(self));
 	ASSERT_EQ(0, rc_packet_drops(self->pkt));
 	/* the packet hook did not deliver them a second time */
@@ -129,7 +130,8 @@ TEST_F_TIMEOUT(modes, mode2_bound_only_ring_gets_frames, 180)
 	RC_WAIT_ACCOUNTED(r.fd, NFRAMES, &st);
 	rc_cap_init(&cap, 2 * NFRAMES);
 	ASSERT_EQ(NFRAMES, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
-	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	ASSERT_EQ(0, stack_rx(self));
 
 	/* the stack got nothing: the marker (mode 1) is its first frame */
@@ -139,7 +141,8 @@ TEST_F_TIMEOUT(modes, mode2_bound_only_ring_gets_frames, 180)
 	RC_WAIT_ACCOUNTED(r.fd, NFRAMES + 1, &st);
 	rc_cap_reset(&cap);
 	ASSERT_EQ(1, rc_drain(&r, &cap));
-	RC_EXPECT_FRAMES(&cap, &marker, 1, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, &marker, 1, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	rc_close(&r);
 	rc_cap_free(&cap);
 	free(specs);
@@ -157,7 +160,7 @@ TEST_F_TIMEOUT(modes, mode2_unbound_stack_gets_frames, 180)
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, specs, NFRAMES));
 	ASSERT_EQ(NFRAMES, stack_wait(self, NFRAMES));
-	RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0, RC_SNAP_WHOLE, 0, 0);
 	ASSERT_EQ(NFRAMES, stack_rx(self));
 	close(fd);
 	free(specs);
@@ -194,12 +197,13 @@ TEST_F_TIMEOUT(modes, mode2_queue1_bound_queue0_reaches_stack, 180)
 	RC_WAIT_ACCOUNTED(r.fd, 403, &st);
 	rc_cap_init(&cap, NFRAMES);
 	ASSERT_EQ(403, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
-	RC_EXPECT_FRAMES(&cap, q1, 403, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, q1, 403, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	/* the marker goes to queue 0, which no socket holds: mode 2 is fine */
 	stack_flush(_metadata, self, 2, NFRAMES);
 	ASSERT_EQ(607, self->stack.n);
 	self->stack.n = 606;
-	RC_EXPECT_FRAMES(&self->stack, q0, 606, 0, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&self->stack, q0, 606, 0, RC_SNAP_WHOLE, 0, 0);
 	ASSERT_EQ(607, stack_rx(self));
 	ASSERT_EQ(0, rc_stats(r.fd, &st));
 	ASSERT_EQ(403, st.received);
@@ -223,12 +227,13 @@ TEST_F_TIMEOUT(modes, mode0_ring_once_via_hook_and_stack, 180)
 				   1 << 21));
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, specs, NFRAMES));
 	ASSERT_EQ(NFRAMES, stack_wait(self, NFRAMES));
-	RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0, RC_SNAP_WHOLE, 0, 0);
 	ASSERT_EQ(NFRAMES, stack_rx(self));
 	RC_WAIT_ACCOUNTED(r.fd, NFRAMES, &st);
 	rc_cap_init(&cap, 2 * NFRAMES);
 	ASSERT_EQ(NFRAMES, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
-	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	/* once the stack has had them all, no second copy can follow */
 	ASSERT_EQ(0, rc_stats(r.fd, &st));
 	ASSERT_EQ(NFRAMES, st.received);
@@ -269,9 +274,10 @@ TEST_F_TIMEOUT(modes, mode_switches_never_deliver_twice, 180)
 		ASSERT_EQ(ns, stack_wait(self, ns));
 	}
 	ASSERT_EQ(nb * nm, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
-	RC_EXPECT_FRAMES(&cap, specs, nb * nm, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, specs, nb * nm, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	ASSERT_EQ(505, ns);
-	RC_EXPECT_FRAMES(&self->stack, to_stack, ns, 0, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&self->stack, to_stack, ns, 0, RC_SNAP_WHOLE, 0, 0);
 	ASSERT_EQ(505, stack_rx(self));
 	ASSERT_EQ(0, rc_stats(r.fd, &st));
 	ASSERT_EQ(707, st.received);

@@ -127,6 +127,8 @@ int rc_drain_max(struct rc_ring *r, struct rc_cap *c, unsigned int max);
 int rc_cap_expect(const struct rc_cap *c, const struct rc_spec *specs,
 		  unsigned int n, int ifindex, uint32_t snaplen,
 		  uint64_t t0, uint64_t t1, char *why, size_t whylen);
+/* rc_cap_expect's snaplen for a capture that cuts nothing (AF_PACKET's) */
+#define RC_SNAP_WHOLE	UINT32_MAX
 
 /* Keep only specs[i] for which keep(specs[i]) is true; returns new n. */
 unsigned int rc_specs_filter(struct rc_spec *specs, unsigned int n,

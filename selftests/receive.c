@@ -132,8 +132,8 @@ TEST_F_TIMEOUT(path, frames_arrive_byte_exact_in_order, 180)
 	ASSERT_EQ(0, feed_and_drain(_metadata, &self->f, specs, NFRAMES, &r,
 				    &cap, 1));
 	t1 = rc_now_ns(CLOCK_REALTIME);
-	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, dev_idx(&self->env), 65535,
-			 t0, t1);
+	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, dev_idx(&self->env),
+			 RINGCAP_SNAPLEN_MAX, t0, t1);
 	ASSERT_EQ(0, rc_stats(r.fd, &st));
 	ASSERT_EQ(NFRAMES, st.received);
 	ASSERT_EQ(0, st.dropped);
@@ -218,7 +218,8 @@ TEST_F_TIMEOUT(path, bpf_filter_passes_one_in_three, 180)
 	ASSERT_EQ(0, st.dropped);
 	ASSERT_EQ(672, r.hdr->filtered);
 	ASSERT_EQ(337, rc_drain(&r, &cap));
-	RC_EXPECT_FRAMES(&cap, want, n, dev_idx(&self->env), 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, want, n, dev_idx(&self->env),
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 
 	/* without the filter every frame passes again */
 	ASSERT_EQ(0, setsockopt(r.fd, SOL_SOCKET, SO_DETACH_FILTER, &zero,
@@ -230,7 +231,8 @@ TEST_F_TIMEOUT(path, bpf_filter_passes_one_in_three, 180)
 	ASSERT_EQ(672, st.filtered);
 	rc_cap_reset(&cap);
 	ASSERT_EQ(10, rc_drain(&r, &cap));
-	RC_EXPECT_FRAMES(&cap, more, 10, dev_idx(&self->env), 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, more, 10, dev_idx(&self->env),
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	rc_close(&r);
 	rc_cap_free(&cap);
 	free(specs);
@@ -256,7 +258,7 @@ TEST_F_TIMEOUT(path, two_sockets_each_get_every_frame, 180)
 				    cap, 2));
 	for (k = 0; k < 2; k++) {
 		RC_EXPECT_FRAMES(&cap[k], specs, NFRAMES,
-				 dev_idx(&self->env), 65535, 0, 0);
+				 dev_idx(&self->env), RINGCAP_SNAPLEN_MAX, 0, 0);
 		ASSERT_EQ(0, rc_stats(r[k].fd, &st));
 		ASSERT_EQ(NFRAMES, st.received);
 		ASSERT_EQ(0, st.dropped);
@@ -333,7 +335,7 @@ TEST_F_TIMEOUT(sim, queue_binding_gets_only_that_queue, 180)
 		ASSERT_EQ(totals[k], rc_drain(&r[k], &cap[k]))
 			TH_LOG("%s", cap[k].why);
 		RC_EXPECT_FRAMES(&cap[k], want[k], n[k], self->env.sim_idx,
-				 65535, 0, 0);
+				 RINGCAP_SNAPLEN_MAX, 0, 0);
 	}
 	for (k = 0; k < 3; k++) {
 		rc_close(&r[k]);

@@ -54,7 +54,7 @@ TEST_F_TIMEOUT(ring, stalled_reader_counts_every_drop, 120)
 	ASSERT_EQ(4096, r.info.data_size);
 
 	/* What the ring's rules let in while nobody reads. */
-	n = rc_ring_model(4096, specs, NFRAMES, 65535, fit);
+	n = rc_ring_model(4096, specs, NFRAMES, RINGCAP_SNAPLEN_MAX, fit);
 	ASSERT_EQ(9, n);	/* seqs 0-5, 8, 12 and 27: 4064 bytes */
 	for (i = 0, k = 0; i < NFRAMES; i++)
 		if (fit[i])
@@ -73,7 +73,8 @@ TEST_F_TIMEOUT(ring, stalled_reader_counts_every_drop, 120)
 
 	rc_cap_init(&cap, NFRAMES);
 	ASSERT_EQ(9, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
-	RC_EXPECT_FRAMES(&cap, want, n, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, want, n, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 
 	/* Space handed back is used again. */
 	more = rc_specs(NULL, 3, NFRAMES, 0, 10, 60);
@@ -83,7 +84,8 @@ TEST_F_TIMEOUT(ring, stalled_reader_counts_every_drop, 120)
 	ASSERT_EQ(1000, st.dropped);
 	rc_cap_reset(&cap);
 	ASSERT_EQ(3, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
-	RC_EXPECT_FRAMES(&cap, more, 3, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, more, 3, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	/* the first of them did not fit before the end: one pad */
 	ASSERT_EQ(1, r.pads);
 	rc_close(&r);
@@ -112,7 +114,8 @@ TEST_F_TIMEOUT(ring, records_wrap_with_pad_byte_exact, 180)
 		RC_WAIT_ACCOUNTED(r.fd, i + b, &st);
 		ASSERT_EQ(b, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
 	}
-	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, specs, NFRAMES, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	ASSERT_EQ(0, rc_stats(r.fd, &st));
 	ASSERT_EQ(NFRAMES, st.received);
 	ASSERT_EQ(0, st.dropped);
@@ -246,7 +249,8 @@ TEST_F_TIMEOUT(ring, garbage_consumer_counted_then_recovers, 120)
 	rc_cap_reset(&cap);
 	r.cons = prod;
 	ASSERT_EQ(101, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
-	RC_EXPECT_FRAMES(&cap, d, 101, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, d, 101, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	rc_close(&r);
 	rc_cap_free(&cap);
 	free(a);

@@ -230,12 +230,15 @@ TEST(ring_size_option)
 	ASSERT_EQ(0, rc_getopt_u32(fd, RINGCAP_RING_SIZE, &v));
 	ASSERT_EQ(rc_param_get("ring_size") < max ? rc_param_get("ring_size")
 						  : max, v);
-	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_RING_SIZE, 4096));
+	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_RING_SIZE, RINGCAP_RING_SIZE_MIN));
 	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_RING_SIZE, max));
 	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE, 0));
-	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE, 2048));
-	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE, 4095));
-	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE, 6144));
+	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE,
+				     RINGCAP_RING_SIZE_MIN / 2));
+	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE,
+				     RINGCAP_RING_SIZE_MIN - 1));
+	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE,
+				     RINGCAP_RING_SIZE_MIN * 3 / 2));
 	ASSERT_EQ(-EINVAL, rc_setopt(fd, RINGCAP_RING_SIZE, max * 2));
 	ASSERT_EQ(0, rc_getopt_u32(fd, RINGCAP_RING_SIZE, &v));
 	ASSERT_EQ(max, v);
@@ -285,12 +288,14 @@ static void check_u32_opt(struct __test_metadata *_metadata, int fd,
 
 TEST(snaplen_watermark_timeout_promisc_options)
 {
-	static const uint32_t snap_ok[] = { 1, 65535, 97 };
-	static const uint32_t snap_bad[] = { 0, 65536, 0xffffffff };
-	static const uint32_t wm_ok[] = { 1048576, 1, 64 };
-	static const uint32_t wm_bad[] = { 0, 1048577 };
-	static const uint32_t to_ok[] = { 10000000, 0, 2000 };
-	static const uint32_t to_bad[] = { 10000001, 0xffffffff };
+	static const uint32_t snap_ok[] = { 1, RINGCAP_SNAPLEN_MAX, 97 };
+	static const uint32_t snap_bad[] = { 0, RINGCAP_SNAPLEN_MAX + 1,
+					     0xffffffff };
+	static const uint32_t wm_ok[] = { RINGCAP_WATERMARK_MAX, 1, 64 };
+	static const uint32_t wm_bad[] = { 0, RINGCAP_WATERMARK_MAX + 1 };
+	static const uint32_t to_ok[] = { RINGCAP_TIMEOUT_US_MAX, 0, 2000 };
+	static const uint32_t to_bad[] = { RINGCAP_TIMEOUT_US_MAX + 1,
+					   0xffffffff };
 	static const uint32_t pr_ok[] = { 0, 1 };
 	static const uint32_t pr_bad[] = { 2, 0xffffffff };
 	uint32_t v;
@@ -299,9 +304,9 @@ TEST(snaplen_watermark_timeout_promisc_options)
 	RC_REQUIRE(false);
 	fd = rc_socket();
 	ASSERT_LE(0, fd);
-	/* defaults: snaplen 65535, promisc on, N and m from the module */
+	/* defaults: the largest snaplen, promisc on, N and m from the module */
 	ASSERT_EQ(0, rc_getopt_u32(fd, RINGCAP_SNAPLEN, &v));
-	ASSERT_EQ(65535, v);
+	ASSERT_EQ(RINGCAP_SNAPLEN_MAX, v);
 	ASSERT_EQ(0, rc_getopt_u32(fd, RINGCAP_PROMISC, &v));
 	ASSERT_EQ(1, v);
 	ASSERT_EQ(0, rc_getopt_u32(fd, RINGCAP_WATERMARK, &v));
@@ -430,12 +435,15 @@ TEST(mmap_creates_ring_then_size_is_fixed)
 	RC_REQUIRE(false);
 	fd = rc_socket();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_RING_SIZE, 4096));
-	p = mmap(NULL, pg + 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_RING_SIZE, RINGCAP_RING_SIZE_MIN));
+	p = mmap(NULL, pg + RINGCAP_RING_SIZE_MIN, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, p) TH_LOG("mmap: %s", strerror(errno));
-	ASSERT_EQ(4096, ((struct ringcap_ring_hdr *)p)->data_size);
-	ASSERT_EQ(-EBUSY, rc_setopt(fd, RINGCAP_RING_SIZE, 8192));
-	munmap(p, pg + 4096);
+	ASSERT_EQ(RINGCAP_RING_SIZE_MIN,
+		  ((struct ringcap_ring_hdr *)p)->data_size);
+	ASSERT_EQ(-EBUSY, rc_setopt(fd, RINGCAP_RING_SIZE,
+				    2 * RINGCAP_RING_SIZE_MIN));
+	munmap(p, pg + RINGCAP_RING_SIZE_MIN);
 	close(fd);
 }
 
@@ -555,7 +563,8 @@ TEST_F(sim, proc_shows_socket_device_queue_and_counters)
 	ASSERT_EQ(0, st.dropped);
 	rc_cap_init(&cap, 1009);
 	ASSERT_EQ(136, rc_drain(&r, &cap));
-	RC_EXPECT_FRAMES(&cap, want, n, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&cap, want, n, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 
 	ASSERT_EQ(2, rc_proc_count());
 	ASSERT_EQ(0, rc_proc_find(r.fd, &l));

@@ -119,7 +119,8 @@ TEST_F_TIMEOUT(wake, watermark_64_wakes_at_most_100_times_for_6400, 300)
 	pthread_t th;
 
 	specs = rc_specs(NULL, 6400, 0, 0, 20, 60);
-	ASSERT_EQ(0, open_policy(&r, self->env.sim_idx, 1 << 20, 64, 10000000));
+	ASSERT_EQ(0, open_policy(&r, self->env.sim_idx, 1 << 20, 64,
+				  RINGCAP_TIMEOUT_US_MAX));
 	ASSERT_EQ(0, reader_start(&rd, &r, &th));
 	ASSERT_TRUE(RC_WAIT_UNTIL(reader_asleep(&rd), 10000));
 	/* 6400 frames of 60 bytes, 665600 bytes of ring: no drops */
@@ -127,7 +128,8 @@ TEST_F_TIMEOUT(wake, watermark_64_wakes_at_most_100_times_for_6400, 300)
 	pthread_join(th, NULL);
 	ASSERT_EQ(0, rd.err) TH_LOG("reader: %s (%u frames seen)",
 				    strerror(-rd.err), rd.seen);
-	RC_EXPECT_FRAMES(&rd.cap, specs, 6400, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&rd.cap, specs, 6400, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	ASSERT_EQ(0, rc_stats(r.fd, &st));
 	ASSERT_EQ(6400, st.received);
 	ASSERT_EQ(0, st.dropped);
@@ -163,7 +165,8 @@ TEST_F_TIMEOUT(wake, watermark_1_wakes_for_every_frame, 300)
 	}
 	pthread_join(th, NULL);
 	ASSERT_EQ(0, rd.err);
-	RC_EXPECT_FRAMES(&rd.cap, specs, 100, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&rd.cap, specs, 100, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	ASSERT_EQ(100, rd.polls);
 	ASSERT_EQ(0, rc_stats(r.fd, &st));
 	ASSERT_EQ(100, st.received);
@@ -190,7 +193,8 @@ TEST_F_TIMEOUT(wake, timer_delivers_a_single_frame, 120)
 	pthread_join(th, NULL);
 	ASSERT_EQ(0, rd.err) TH_LOG("reader: %s", strerror(-rd.err));
 	ASSERT_EQ(POLLIN, rd.last_revents & (POLLIN | POLLERR));
-	RC_EXPECT_FRAMES(&rd.cap, specs, 1, self->env.sim_idx, 65535, 0, 0);
+	RC_EXPECT_FRAMES(&rd.cap, specs, 1, self->env.sim_idx,
+			 RINGCAP_SNAPLEN_MAX, 0, 0);
 	ASSERT_EQ(0, rc_stats(r.fd, &st));
 	ASSERT_EQ(1, st.received);
 	ASSERT_EQ(1, st.wakeups);

@@ -43,9 +43,10 @@
  *                  handle keeps the requested value for the file header
  *   promisc        RINGCAP_PROMISC (held by the module while bound)
  *   immediate      N = 1: the reader is woken for every frame
- *   timeout T ms   N from RINGCAP_WATERMARK and m = T * 1000 us: a frame
- *                  waits at most T ms, as libpcap promises; T = 0 keeps the
- *                  module's timeout_us, so a slow trickle is still delivered
+ *   timeout T ms   N from RINGCAP_WATERMARK and m = T * 1000 us, at most
+ *                  RINGCAP_TIMEOUT_US_MAX: a frame waits at most T ms, as
+ *                  libpcap promises; T = 0 keeps the module's timeout_us,
+ *                  so a slow trickle is still delivered
  *   nonblock       reads never wait; the ring fd is the selectable fd and
  *                  becomes readable under the same N-or-m policy, so no
  *                  required_select_timeout is needed
@@ -475,9 +476,9 @@ static void rc_pcap_cleanup(pcap_t *p)
 /* Round up to a power of two, the only ring sizes the module accepts. */
 static uint32_t rc_pcap_pow2(unsigned long v)
 {
-	uint32_t r = 4096;
+	uint32_t r = RINGCAP_RING_SIZE_MIN;
 
-	while (r < v && r < (1U << 30))
+	while (r < v && r < RINGCAP_RING_SIZE_MAX)
 		r <<= 1;
 	return r;
 }
@@ -513,7 +514,7 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 		 */
 		ring = rc_pcap_pow2(p->opt.buffer_size);
 		max = rc_pcap_max_ring();
-		while (max && ring > max && ring > 4096)
+		while (max && ring > max && ring > RINGCAP_RING_SIZE_MIN)
 			ring >>= 1;
 	}
 	if (ring && ringcap_set_ring_size(rc, rc_pcap_pow2(ring)))
@@ -532,8 +533,17 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 		m = RINGCAP_WAKEUP_KEEP;
 	} else {
 		wm = rc_pcap_env_num("RINGCAP_WATERMARK", RC_PCAP_WATERMARK);
-		m = p->opt.timeout > 0 ? (uint32_t)p->opt.timeout * 1000 :
-					 RINGCAP_WAKEUP_KEEP;
+		/*
+		 * A frame may wait at most T ms; past the module's longest
+		 * timeout it waits less, which keeps that promise (the
+		 * module would refuse the larger value).
+		 */
+		m = RINGCAP_WAKEUP_KEEP;
+		if (p->opt.timeout > 0)
+			m = (uint32_t)p->opt.timeout <
+			    RINGCAP_TIMEOUT_US_MAX / 1000 ?
+			    (uint32_t)p->opt.timeout * 1000 :
+			    RINGCAP_TIMEOUT_US_MAX;
 	}
 	if (ringcap_set_wakeup(rc, wm, m))
 		return -1;

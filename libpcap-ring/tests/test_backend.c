@@ -256,6 +256,20 @@ static pcap_t *open_dev(const char *dev, int nano, int immediate)
 	return p;
 }
 
+/* A handle with a pcap timeout and buffer size, closed at once. */
+static void open_close(const char *dev, int timeout_ms, int buffer_size)
+{
+	char ebuf[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_create(dev, ebuf);
+
+	if (!p || pcap_set_timeout(p, timeout_ms) ||
+	    pcap_set_buffer_size(p, buffer_size) || pcap_activate(p) < 0) {
+		printf("# open %s: %s\n", dev, p ? pcap_geterr(p) : ebuf);
+		exit(1);
+	}
+	pcap_close(p);
+}
+
 static void *breaker(void *arg)
 {
 	usleep(200000);
@@ -277,8 +291,9 @@ int main(void)
 	p = open_dev("ringcap:lo", 0, 0);
 	T(!strcmp(k.ifname, "lo") && k.queue == -1,
 	  "ringcap:lo binds lo, all queues");
-	T(k.snaplen == 65535 && k.watermark == 64 && k.timeout_us == 100000,
-	  "snaplen capped at 65535, N=64, m=timeout (got %u %u %u)",
+	T(k.snaplen == RINGCAP_SNAPLEN_MAX && k.watermark == 64 &&
+	  k.timeout_us == 100000,
+	  "snaplen capped at RINGCAP_SNAPLEN_MAX, N=64, m=timeout (got %u %u %u)",
 	  k.snaplen, k.watermark, k.timeout_us);
 	T(pcap_datalink(p) == DLT_EN10MB && pcap_get_selectable_fd(p) >= 0 &&
 	  !pcap_get_required_select_timeout(p),
@@ -428,6 +443,17 @@ int main(void)
 	  g.bytes[15] == 0x23 && g.bytes[16] == 12,
 	  "a stripped VLAN tag is put back after the MAC addresses");
 	pcap_close(p);
+
+	/* Options past the module's limits are brought inside them. */
+	open_close("ringcap:lo", 60000, 1);
+	T(k.timeout_us == RINGCAP_TIMEOUT_US_MAX &&
+	  k.ring_size == RINGCAP_RING_SIZE_MIN,
+	  "timeout 60 s: m = RINGCAP_TIMEOUT_US_MAX; 1-byte buffer: RINGCAP_RING_SIZE_MIN (got %u %u)",
+	  k.timeout_us, k.ring_size);
+	open_close("ringcap:lo", 1000, 0x7fffffff);
+	T(k.timeout_us == 1000000 && k.ring_size == RINGCAP_RING_SIZE_MAX,
+	  "timeout 1 s: m = 1 s; 2 GiB buffer: RINGCAP_RING_SIZE_MAX (got %u %u)",
+	  k.timeout_us, k.ring_size);
 
 	printf("1..%d\n", tn);
 	return tfail ? 1 : 0;

@@ -20,7 +20,7 @@ void fake_ring_init(struct fake_ring *fr, uint32_t data_size, uint64_t start)
 	fr->hdr->rec_hdr_len = sizeof(struct ringcap_rec);
 	fr->hdr->data_offset = FAKE_HDR_BYTES;
 	fr->hdr->data_size = data_size;
-	fr->hdr->snaplen = 65535;
+	fr->hdr->snaplen = RINGCAP_SNAPLEN_MAX;
 	fr->hdr->producer = start;
 	fr->hdr->consumer = start;
 	fr->info.mmap_size = FAKE_HDR_BYTES + data_size;

@@ -2,9 +2,10 @@
 #
 # Helpers the shell selftests (and the demo and benchmark guests, through
 # scripts/guest-nic.sh) share; sourced, never run. TAP result lines (the
-# caller sets n=0 failed=0 skipped=0 first, and PLAN for skip_all),
-# polling against a deadline, loading ringcap the way run_guest.sh asked
-# (RC_RINGCAP_KO or DKMS), and reading what the kernel reports.
+# caller sets n=0 failed=0 skipped=0 first, and PLAN for skip_all) and
+# test cases (tcase), polling against a deadline, loading ringcap the
+# way run_guest.sh asked (RC_RINGCAP_KO or DKMS), and reading what the
+# kernel reports.
 
 ok() { n=$((n + 1)); echo "ok $n $*"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
@@ -22,6 +23,31 @@ result() {
 	4) skipped=$((skipped + 1)); echo "ok $n $2 # SKIP ${3:-skipped}" ;;
 	*) failed=$((failed + 1)); echo "not ok $n $2 # ${3:-failed}" ;;
 	esac
+}
+# tcase NAME CMD...: one result from CMD, which may say why in $msg; its
+# status is the verdict (as result's) and is left in tc_rc. Once the
+# caller set $broken (what it can no longer trust) every later case fails
+# as "not run". With TCASE_ONLY set, a case whose CMD is in neither it nor
+# TCASE_ALWAYS is skipped, naming TCASE_ONLY_VAR (the caller's variable).
+# Prints the time the case took, and since $t_start when that is set.
+tcase() {
+	local name=$1 t0=$SECONDS
+	shift
+	msg= tc_rc=0
+	if [ -n "${broken:-}" ]; then
+		tc_rc=1
+		result 1 "$name" "not run: $broken"
+		return 0
+	fi
+	if [ -n "${TCASE_ONLY:-}" ] &&
+		[[ " $TCASE_ONLY ${TCASE_ALWAYS:-} " != *" $1 "* ]]; then
+		tc_rc=4
+		result 4 "$name" "not in ${TCASE_ONLY_VAR:-TCASE_ONLY}"
+		return 0
+	fi
+	"$@" || tc_rc=$?
+	result "$tc_rc" "$name" "$msg"
+	echo "# $((SECONDS - t0)) s${t_start:+, $((SECONDS - t_start)) s in total}"
 }
 # skip_all NAME WHY: report all $PLAN tests as skipped and exit 4, or as
 # failed and exit 1 when the caller requires them to run (RC_REQUIRE=1)

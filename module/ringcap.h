@@ -82,7 +82,6 @@ struct ringcap_sock {
 	/* producer side, under prod_lock */
 	spinlock_t prod_lock;
 	struct hrtimer timer;
-	bool timer_armed;
 	u32 pending;		/* frames written since the last signal */
 	u64 sig_pos;		/* producer position at the last signal */
 	struct ringcap_stats st;

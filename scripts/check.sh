@@ -111,7 +111,7 @@ host_tests() {
 		problems+=("host: $name: no test results (see $tap)")
 	fi
 }
-# Every guest gets the NICs selftests/e1000e.sh expects: nic0 and nic1
+# Every guest gets the NICs selftests/e1000e/*.sh expect: nic0 and nic1
 # cabled to each other, nic2 fed by the host generator (free UDP ports).
 guest_nics=(--nic e1000e-pair --nic e1000e-dgram)
 # guest_run NAME TIMEOUT RUNNER-ARGS...: boot a guest for kernel NAME and

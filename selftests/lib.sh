@@ -96,6 +96,12 @@ steady() {
 }
 
 loaded() { [ -d "/sys/module/$1" ]; }
+# rmmod_wait MOD [SECONDS]: unload MOD, retrying for up to SECONDS (20):
+# a closed socket drops its module reference only after an RCU grace
+# period, so the last close is not the last reference at once. 0 once
+# MOD is gone (or was never there).
+rmmod_wait() { wait_for "${2:-20}" rmmod_gone "$1"; }
+rmmod_gone() { rmmod "$1" 2>/dev/null || ! loaded "$1"; }
 load_ringcap() {
 	if [ -n "${RC_RINGCAP_KO:-}" ]; then
 		insmod "$RC_RINGCAP_KO" "$@"

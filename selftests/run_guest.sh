@@ -10,7 +10,9 @@
 #   KBUILD_DIR      where this kernel's ringcap_sim.ko is
 #                   (default: selftests/build/$(uname -r))
 #   RC_BIN          test programs (default: selftests/build/bin)
-#   RC_TESTS        run only these programs, e.g. "receive lifecycle.sh"
+#   RC_TESTS        run only these programs, e.g. "receive lifecycle.sh
+#                   e1000e/rss.sh"; "e1000e" (or "e1000e.sh") stands for
+#                   every e1000e area script, e1000e/*.sh but lib.sh
 #   RC_RINGCAP_KO   insmod this ringcap.ko instead of `modprobe ringcap`
 #                   (the DKMS-installed module)
 #   RC_TEST_TIMEOUT seconds per program (default 1200)
@@ -19,9 +21,10 @@
 #
 # It loads ringcap (from DKMS) and ringcap_sim, runs the C tests, then
 # lifecycle.sh and libpcap.sh (which unload and reload the modules),
-# bpftrace.sh (the diagnostics against known workloads), then e1000e.sh
-# (the emulated 82574L on ringcap_e1000e), then checks the
-# kernel log for oopses and warnings. A module that fails to load shows as
+# bpftrace.sh (the diagnostics against known workloads), then the
+# e1000e/*.sh areas (the emulated 82574L on ringcap_e1000e, each setting up
+# and tearing down its own NICs), then checks the kernel log for oopses
+# and warnings. A module that fails to load shows as
 # failed setup lines and failed tests, never as a crash of this script.
 # Exit status: 0 if nothing failed, 1 otherwise.
 #
@@ -32,17 +35,25 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KB=${1:-$here/build/$(uname -r)}
 BIN=${RC_BIN:-$here/build/bin}
-TESTS=${RC_TESTS:-socket_api receive ring wakeup modes lifecycle hardening lifecycle.sh libpcap.sh bpftrace.sh e1000e.sh}
+TESTS=${RC_TESTS:-socket_api receive ring wakeup modes lifecycle hardening lifecycle.sh libpcap.sh bpftrace.sh e1000e}
+# The e1000e areas, in this order (each stands alone).
+E1000E_AREAS="e1000e/traffic.sh e1000e/rss.sh e1000e/irq.sh e1000e/ethtool.sh e1000e/overload.sh e1000e/link.sh e1000e/rebind.sh"
+words=()
+for t in $TESTS; do
+	case $t in
+	e1000e | e1000e.sh) read -r -a a <<<"$E1000E_AREAS"; words+=("${a[@]}") ;;
+	*) words+=("$t") ;;
+	esac
+done
+TESTS=${words[*]}
 [ -z "${RC_FUZZ_SECONDS:-}" ] || [[ " $TESTS " == *" fuzz/fuzz.sh "* ]] ||
 	TESTS+=" fuzz/fuzz.sh"
 TIMEOUT=${RC_TEST_TIMEOUT:-1200}
 
+. "$here/lib.sh"	# ok, not_ok
 n=0
 failed=0
 skipped=0
-
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n $*"; }
 
 # The harness (and lifecycle.sh) treat a missing module as a failure, not
 # a skip, when run from here.

@@ -1,6 +1,6 @@
 #!/usr/bin/python3 -S
 # SPDX-License-Identifier: GPL-2.0
-"""Traffic helpers for selftests/e1000e.sh, run inside the test guest.
+"""Traffic helpers for selftests/e1000e/*.sh, run inside the test guest.
 
 Run it with python3 -S (no site module: a faster start under emulation).
 Every sub-command prints one summary line "NAME: key=value ..." on stdout

@@ -222,9 +222,6 @@ softnet_dropped() {
 	while read -r _ d _; do s=$((s + 16#$d)); done </proc/net/softnet_stat
 	echo "$s"
 }
-# tcase NAME FUNC: one result from FUNC, which may set msg
-msg=
-tcase() { local rc=0 name=$1; shift; msg=; "$@" || rc=$?; result "$rc" "$name" "$msg"; }
 # Wait until PID's socket has seen N frames (received + dropped).
 seen() { [ $(($(proc_field "$1" 6) + $(proc_field "$1" 7))) -ge "$2" ]; }
 

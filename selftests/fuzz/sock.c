@@ -23,7 +23,7 @@
 
 #define UNKNOWN		0xffffffffu
 #define MAX_WATERMARK	(1u << 20)
-#define MAX_TIMEOUT_US	10000000u
+#define MAX_TIMEOUT_US	RINGCAP_TIMEOUT_US_MAX
 #define BAD_PTR		((void *)8)
 
 static bool pow2(uint32_t v)
@@ -175,14 +175,14 @@ static void set_expect(struct fz_sock *s, int name, uint32_t v, int *set)
 
 	switch (name) {
 	case RINGCAP_RING_SIZE:
-		if (v < 4096 || !pow2(v) || v > (1u << 30)) {
+		if (v < RINGCAP_RING_SIZE_MIN || !pow2(v) || v > RINGCAP_RING_SIZE_MAX) {
 			set[n++] = EINVAL;
 			if (s->ring)
 				set[n++] = EBUSY;
 			break;
 		}
-		/* max_ring_mem moves, but never below 4096 */
-		if (v > 4096 || s->shared)
+		/* max_ring_mem moves, but never below RINGCAP_RING_SIZE_MIN */
+		if (v > RINGCAP_RING_SIZE_MIN || s->shared)
 			set[n++] = EINVAL;
 		if (s->ring || s->shared)
 			set[n++] = EBUSY;
@@ -201,7 +201,7 @@ static void set_expect(struct fz_sock *s, int name, uint32_t v, int *set)
 		}
 		if (s->ring_size == UNKNOWN || s->shared) {
 			set[n++] = 0;
-			if (v > snap_for(4096))
+			if (v > snap_for(RINGCAP_RING_SIZE_MIN))
 				set[n++] = EINVAL;
 		} else {
 			set[n++] = v > snap_for(s->ring_size) ? EINVAL : 0;
@@ -312,14 +312,14 @@ static void check_u32(struct fz_worker *w, struct fz_sock *s, int name,
 
 	switch (name) {
 	case RINGCAP_RING_SIZE:
-		fz_check(pow2(v) && v >= 4096, "RING_SIZE reads %u", v);
+		fz_check(pow2(v) && v >= RINGCAP_RING_SIZE_MIN, "RING_SIZE reads %u", v);
 		if (s->ring == 2 && s->have_info)
 			want = s->info.data_size;
 		else if (s->ring == 0)
 			want = s->ring_size;
 		break;
 	case RINGCAP_SNAPLEN:
-		fz_check(v >= 1 && v <= 65535, "SNAPLEN reads %u", v);
+		fz_check(v >= 1 && v <= RINGCAP_SNAPLEN_MAX, "SNAPLEN reads %u", v);
 		want = s->snaplen;
 		break;
 	case RINGCAP_WATERMARK:
@@ -369,7 +369,7 @@ int fz_ring_info(struct fz_sock *s, struct ringcap_ring_info *info)
 		return err;
 	fz_check(len == sizeof(*info), "RING_INFO optlen %u", len);
 	fz_check(info->data_offset == FZ_PAGE && pow2(info->data_size) &&
-		 info->data_size >= 4096 &&
+		 info->data_size >= RINGCAP_RING_SIZE_MIN &&
 		 info->mmap_size == (uint64_t)info->data_offset +
 				    info->data_size,
 		 "RING_INFO mmap_size %llu data_offset %u data_size %u",

@@ -192,10 +192,10 @@ static bool param_ok(int p, unsigned int v)
 
 	switch (p) {
 	case P_MODE: return v <= 2;
-	case P_RING: return pow2(v) && v >= 4096 && v <= max;
-	case P_MAX: return pow2(v) && v >= 4096 && v <= (1u << 30);
-	case P_WM: return v >= 1 && v <= (1u << 20);
-	case P_TO: return v <= 10000000;
+	case P_RING: return pow2(v) && v >= RINGCAP_RING_SIZE_MIN && v <= max;
+	case P_MAX: return pow2(v) && v >= RINGCAP_RING_SIZE_MIN && v <= RINGCAP_RING_SIZE_MAX;
+	case P_WM: return v >= 1 && v <= RINGCAP_WATERMARK_MAX;
+	case P_TO: return v <= RINGCAP_TIMEOUT_US_MAX;
 	default: return false;
 	}
 }
@@ -215,9 +215,9 @@ static unsigned long valid_value(struct fz_worker *w, int p)
 		return v;
 	}
 	case P_MAX:
-		return fz_chance(w, 3) ? 1ul << 30 : 4096ul << fz_rnd(w, 15);
-	case P_WM: return (unsigned long[]){ 1, 2, 16, 64, 1000, 1 << 20 }[fz_rnd(w, 6)];
-	case P_TO: return (unsigned long[]){ 0, 1, 100, 1000, 10000, 10000000 }[fz_rnd(w, 6)];
+		return fz_chance(w, 3) ? RINGCAP_RING_SIZE_MAX : 4096ul << fz_rnd(w, 15);
+	case P_WM: return (unsigned long[]){ 1, 2, 16, 64, 1000, RINGCAP_WATERMARK_MAX }[fz_rnd(w, 6)];
+	case P_TO: return (unsigned long[]){ 0, 1, 100, 1000, 10000, RINGCAP_TIMEOUT_US_MAX }[fz_rnd(w, 6)];
 	default: return fz_rnd(w, 64);
 	}
 }

@@ -25,6 +25,7 @@ PLAN=15
 
 n=0
 failed=0
+skipped=0
 hold_pid=
 hold_fd=
 tmp=$(mktemp -d)
@@ -58,11 +59,7 @@ echo "TAP version 13"
 echo "1..$PLAN"
 
 if [ "$(id -u)" != 0 ] || ! loaded ringcap || [ ! -x "$BIN/rc_hold" ]; then
-	echo "# SKIP needs root, ringcap loaded and $BIN/rc_hold"
-	for ((i = 1; i <= PLAN; i++)); do
-		echo "ok $i lifecycle # SKIP prerequisites missing"
-	done
-	exit 4
+	skip_all lifecycle "needs root, ringcap loaded and $BIN/rc_hold"
 fi
 
 # 1-2: ringcap_sim holds ringcap
@@ -73,7 +70,7 @@ else
 	not_ok "rmmod ringcap refused while ringcap_sim uses it # ringcap_sim not loaded"
 fi
 check "rmmod ringcap_sim (its devices go with it)" \
-	wait_for 10 eval 'rmmod ringcap_sim 2>/dev/null || unloaded ringcap_sim'
+	rmmod_wait ringcap_sim 10
 
 # 3-5: an open socket holds ringcap
 mkfifo "$tmp/hold"
@@ -87,7 +84,7 @@ check "rmmod ringcap refused while a socket is open" \
 hold_stop
 # The socket's memory (and module reference) goes after an RCU grace period.
 check "rmmod ringcap succeeds once the socket is closed" \
-	wait_for 10 eval 'rmmod ringcap 2>/dev/null || unloaded ringcap'
+	rmmod_wait ringcap 10
 
 # 6-8: bad parameters at load time
 before=$(klog_count 'ringcap: .*transparent_mode=3.*invalid')
@@ -112,7 +109,7 @@ check "load with transparent_mode=2" \
 check "/proc/net/ringcap reports transparent_mode 2" \
 	eval 'head -n 1 /proc/net/ringcap | grep -q " transparent_mode 2 "'
 check "rmmod ringcap with no socket" \
-	wait_for 10 eval 'rmmod ringcap 2>/dev/null || unloaded ringcap'
+	rmmod_wait ringcap 10
 
 # 12-14: run-time writes are validated
 check "load with default parameters (transparent_mode 0, family 25)" \

@@ -78,9 +78,6 @@ load_drv() {
 	fi
 }
 load_sim() { loaded ringcap_sim || insmod "$RC_SIM_KO"; }
-# rmmod_wait MOD: sockets free their module references after an RCU
-# grace period, so the last close is not the last reference at once.
-rmmod_wait() { ! loaded "$1" || wait_for 20 eval "rmmod $1 2>/dev/null || ! loaded $1"; }
 
 pci_driver() {
 	local d=/sys/bus/pci/devices/$1/driver
@@ -294,16 +291,9 @@ t_reload() {
 	msg="rmmod $([ "$nics" = 1 ] && echo "$DRV ")ringcap_sim ringcap, ring_size=3 refused, reloaded with transparent_mode=$(cat "$PARAMS/transparent_mode") watermark=$(cat "$PARAMS/watermark")"
 }
 
-tcase() { # NAME CMD...: one result from CMD (which sets msg)
-	local name=$1 rc=0
-	shift
-	msg=
-	"$@" || rc=$?
-	result "$rc" "$name" "$msg"
-	return "$rc"
-}
-
-tcase "setup: modules loaded, rcfuzz present" t_setup || {
+# tcase (lib.sh) leaves the case's status in tc_rc.
+tcase "setup: modules loaded, rcfuzz present" t_setup
+[ "$tc_rc" = 0 ] || {
 	echo "1..$n"
 	exit 1
 }
@@ -325,8 +315,8 @@ for ((i = 0; i < segs; i++)); do
 		wait "$drv_pid"
 		drv_pid=
 	fi
-	tcase "reload after segment $((i + 1)): every module unloads with no socket left, and loads again" t_reload ||
-		break
+	tcase "reload after segment $((i + 1)): every module unloads with no socket left, and loads again" t_reload
+	[ "$tc_rc" = 0 ] || break
 done
 
 if [ "$nics" = 1 ]; then

@@ -156,7 +156,6 @@ trap cleanup EXIT
 load_drv() {
 	if [ -n "${RC_E1000E_KO:-}" ]; then insmod "$RC_E1000E_KO"; else modprobe "$DRV"; fi
 }
-unload() { wait_for 20 eval "rmmod $1 2>/dev/null || ! loaded $1"; }
 
 # The NIC on ringcap_e1000e, up, with link, IPv6 off: sets $dev, $pci.
 nic_up() {
@@ -385,15 +384,15 @@ reload_one() { # KIND: one cycle; 0 if the NIC came back
 		echo "$pci" >"/sys/bus/pci/drivers/$DRV/unbind" || return 1
 		;;
 	module)
-		unload "$DRV" || { fail reload "rmmod $DRV failed"; return 1; }
+		rmmod_wait "$DRV" || { fail reload "rmmod $DRV failed"; return 1; }
 		;;
 	ringcap)
 		if [ "$(awk 'NR > 2' /proc/net/ringcap | wc -l)" != 0 ]; then
 			fail reload "sockets still open before rmmod ringcap: $(awk 'NR > 2' /proc/net/ringcap | tr '\n' ';')"
 			return 1
 		fi
-		unload "$DRV" || { fail reload "rmmod $DRV failed"; return 1; }
-		unload ringcap || { fail reload "rmmod ringcap failed with no socket open"; return 1; }
+		rmmod_wait "$DRV" || { fail reload "rmmod $DRV failed"; return 1; }
+		rmmod_wait ringcap || { fail reload "rmmod ringcap failed with no socket open"; return 1; }
 		;;
 	esac
 	nic_up || { fail reload "$1: the NIC did not come back: $(dmesg | tail -n 3 | tr '\n' ' ')"; return 1; }

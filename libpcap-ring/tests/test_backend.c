@@ -27,6 +27,7 @@
 #include <sys/syscall.h>
 #include <pcap/pcap.h>
 #include "fake_ring.h"
+#include "tap.h"
 
 static struct fake_ring fr;
 static int fake_ready;
@@ -193,19 +194,6 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 
 /* ---- the tests ---- */
 
-static int tn, tfail;
-#define T(cond, ...) do {						\
-	tn++;								\
-	if (cond) {							\
-		printf("ok %d ", tn);					\
-	} else {							\
-		printf("not ok %d ", tn);				\
-		tfail++;						\
-	}								\
-	printf(__VA_ARGS__);						\
-	printf("\n");							\
-} while (0)
-
 struct got {
 	int n, bad;
 	struct pcap_pkthdr last;
@@ -289,32 +277,32 @@ int main(void)
 
 	printf("TAP version 13\n");
 	p = open_dev("ringcap:lo", 0, 0);
-	T(!strcmp(k.ifname, "lo") && k.queue == -1,
+	ok(!strcmp(k.ifname, "lo") && k.queue == -1,
 	  "ringcap:lo binds lo, all queues");
-	T(k.snaplen == RINGCAP_SNAPLEN_MAX && k.watermark == 64 &&
+	ok(k.snaplen == RINGCAP_SNAPLEN_MAX && k.watermark == 64 &&
 	  k.timeout_us == 100000,
 	  "snaplen capped at RINGCAP_SNAPLEN_MAX, N=64, m=timeout (got %u %u %u)",
 	  k.snaplen, k.watermark, k.timeout_us);
-	T(pcap_datalink(p) == DLT_EN10MB && pcap_get_selectable_fd(p) >= 0 &&
+	ok(pcap_datalink(p) == DLT_EN10MB && pcap_get_selectable_fd(p) >= 0 &&
 	  !pcap_get_required_select_timeout(p),
 	  "EN10MB, a selectable fd, no required select timeout");
 
 	put(0, 300, 60);
 	memset(&g, 0, sizeof(g));
 	ret = pcap_dispatch(p, 100, cb, (u_char *)&g);
-	T(ret == 100 && g.n == 100 && !g.bad && g.bytes[0] == 99,
+	ok(ret == 100 && g.n == 100 && !g.bad && g.bytes[0] == 99,
 	  "dispatch(100) stops at exactly 100 (ret %d)", ret);
 	memset(&g, 0, sizeof(g));
 	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(ret == 200 && !g.bad && g.bytes[0] == (uint8_t)299,
+	ok(ret == 200 && !g.bad && g.bytes[0] == (uint8_t)299,
 	  "the rest of the batch is not lost: 200 more (ret %d)", ret);
 	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(fr.hdr->consumer == fr.hdr->producer,
+	ok(fr.hdr->consumer == fr.hdr->producer,
 	  "everything read is given back to the ring");
 
 	pcap_setnonblock(p, 1, NULL);
 	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(ret == 0 && pcap_getnonblock(p, NULL) == 1,
+	ok(ret == 0 && pcap_getnonblock(p, NULL) == 1,
 	  "non-blocking read of an empty ring returns 0");
 	pcap_setnonblock(p, 0, NULL);
 
@@ -324,14 +312,14 @@ int main(void)
 	kp.seq = 500;
 	memset(&g, 0, sizeof(g));
 	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(ret == 20 && !g.bad && kp.calls == 1,
+	ok(ret == 20 && !g.bad && kp.calls == 1,
 	  "one poll() per wake-up: 20 frames after %d poll() calls (ret %d)",
 	  kp.calls, ret);
 
 	pthread_create(&th, NULL, breaker, p);
 	ret = pcap_loop(p, -1, cb, (u_char *)&g);
 	pthread_join(th, NULL);
-	T(ret == PCAP_ERROR_BREAK, "pcap_breakloop ends a blocked pcap_loop");
+	ok(ret == PCAP_ERROR_BREAK, "pcap_breakloop ends a blocked pcap_loop");
 
 	/* A filter the kernel refuses runs in user space. */
 	k.filter_refuse = 1;
@@ -340,7 +328,7 @@ int main(void)
 	put(1000, 100, 60);	/* byte 0: 232..255, 0..75 */
 	memset(&g, 0, sizeof(g));
 	pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(ret == 0 && g.n == 16 && !k.filter_attached,
+	ok(ret == 0 && g.n == 16 && !k.filter_attached,
 	  "refused kernel filter: user space delivers the 16 matching (%d)",
 	  g.n);
 	/* Accepted: frames already in the ring are filtered here once. */
@@ -350,12 +338,12 @@ int main(void)
 	memset(&g, 0, sizeof(g));
 	pcap_dispatch(p, -1, cb, (u_char *)&g);
 	pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(k.filter_attached && g.n == 16,
+	ok(k.filter_attached && g.n == 16,
 	  "kernel filter: frames queued before it still filtered (%d)", g.n);
 	put(3000, 10, 60);	/* the "kernel" let these through */
 	memset(&g, 0, sizeof(g));
 	pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(g.n == 10, "after the ring ran empty, no second filtering (%d)",
+	ok(g.n == 10, "after the ring ran empty, no second filtering (%d)",
 	  g.n);
 	pcap_freecode(&prog);
 
@@ -363,9 +351,9 @@ int main(void)
 	k.st.dropped = 5;
 	k.st.nic_dropped = 3;
 	pcap_stats(p, &ps);
-	T(ps.ps_recv == 15 && ps.ps_drop == 5 && ps.ps_ifdrop == 3,
+	ok(ps.ps_recv == 15 && ps.ps_drop == 5 && ps.ps_ifdrop == 3,
 	  "stats: recv = received + dropped, drop, ifdrop = nic_dropped");
-	T(pcap_setdirection(p, PCAP_D_OUT) < 0 &&
+	ok(pcap_setdirection(p, PCAP_D_OUT) < 0 &&
 	  !pcap_setdirection(p, PCAP_D_IN), "direction: OUT refused, IN ok");
 
 	/*
@@ -379,22 +367,22 @@ int main(void)
 	kp.sk_err = ENODEV;
 	memset(&g, 0, sizeof(g));
 	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(ret == 3 && kp.calls == 1,
+	ok(ret == 3 && kp.calls == 1,
 	  "device gone: frames readable with POLLERR still delivered (ret %d, %d polls)",
 	  ret, kp.calls);
 	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(ret == PCAP_ERROR && kp.calls == 2 &&
+	ok(ret == PCAP_ERROR && kp.calls == 2 &&
 	  !strcmp(pcap_geterr(p), "ringcap: the capture device went away"),
 	  "device gone: then PCAP_ERROR, one poll, \"%s\"", pcap_geterr(p));
 	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
-	T(ret == PCAP_ERROR &&
+	ok(ret == PCAP_ERROR &&
 	  !strcmp(pcap_geterr(p), "ringcap: the capture device went away"),
 	  "device gone: the same error again once SO_ERROR is cleared");
 	/* libringcap's own wait decodes it in the same place. */
 	kp.calls = 0;
 	errno = 0;
 	ret = ringcap_wait(fr.rc, 0);
-	T(ret == -1 && errno == ENODEV && kp.calls == 1,
+	ok(ret == -1 && errno == ENODEV && kp.calls == 1,
 	  "ringcap_wait: one poll(), the same ENODEV (ret %d, %s)", ret,
 	  strerror(errno));
 	kp.gone = 0;
@@ -402,27 +390,27 @@ int main(void)
 
 	/* ringcap_poll_result() alone, on a fresh handle. */
 	ringcap_open();
-	T(ringcap_poll_result(fr.rc, 0) == 0 &&
+	ok(ringcap_poll_result(fr.rc, 0) == 0 &&
 	  ringcap_poll_result(fr.rc, POLLOUT) == 0 &&
 	  ringcap_poll_result(fr.rc, POLLIN | POLLERR) == 1,
 	  "poll result: nothing is 0, readable wins over POLLERR");
 	errno = 0;
 	ret = ringcap_poll_result(fr.rc, POLLNVAL);
-	T(ret == -1 && errno == EBADF, "poll result: POLLNVAL is EBADF");
+	ok(ret == -1 && errno == EBADF, "poll result: POLLNVAL is EBADF");
 	kp.sk_err = ENETDOWN;
 	ret = ringcap_poll_result(fr.rc, POLLERR);
-	T(ret == -1 && errno == ENETDOWN &&
+	ok(ret == -1 && errno == ENETDOWN &&
 	  !strcmp(ringcap_errmsg(fr.rc), "socket error: Network is down"),
 	  "poll result: POLLERR is SO_ERROR's errno (%s)",
 	  ringcap_errmsg(fr.rc));
 	ringcap_open();
 	ret = ringcap_poll_result(fr.rc, POLLHUP);
-	T(ret == -1 && errno == EIO,
+	ok(ret == -1 && errno == EIO,
 	  "poll result: POLLHUP, no socket error: EIO (%s)",
 	  ringcap_errmsg(fr.rc));
 
 	p = open_dev("ringcap:lo@1", 1, 1);
-	T(k.queue == 1 && k.watermark == 1, "lo@1: queue 1; immediate: N=1");
+	ok(k.queue == 1 && k.watermark == 1, "lo@1: queue 1; immediate: N=1");
 	put(1500000123, 1, 60);
 	rec = fake_ring_reserve(&fr, 60);
 	rec->flags = RINGCAP_REC_VLAN;
@@ -433,12 +421,12 @@ int main(void)
 	fake_ring_commit(&fr, rec);
 	memset(&g, 0, sizeof(g));
 	pcap_dispatch(p, 1, cb, (u_char *)&g);
-	T(g.last.ts.tv_sec == 1 && g.last.ts.tv_usec == 500000123,
+	ok(g.last.ts.tv_sec == 1 && g.last.ts.tv_usec == 500000123,
 	  "nanosecond precision: %ld.%09ld", (long)g.last.ts.tv_sec,
 	  (long)g.last.ts.tv_usec);
 	memset(&g, 0, sizeof(g));
 	pcap_dispatch(p, 1, cb, (u_char *)&g);
-	T(g.last.caplen == 64 && g.last.len == 64 && g.bytes[11] == 11 &&
+	ok(g.last.caplen == 64 && g.last.len == 64 && g.bytes[11] == 11 &&
 	  g.bytes[12] == 0x81 && g.bytes[13] == 0 && g.bytes[14] == 0x01 &&
 	  g.bytes[15] == 0x23 && g.bytes[16] == 12,
 	  "a stripped VLAN tag is put back after the MAC addresses");
@@ -446,15 +434,14 @@ int main(void)
 
 	/* Options past the module's limits are brought inside them. */
 	open_close("ringcap:lo", 60000, 1);
-	T(k.timeout_us == RINGCAP_TIMEOUT_US_MAX &&
+	ok(k.timeout_us == RINGCAP_TIMEOUT_US_MAX &&
 	  k.ring_size == RINGCAP_RING_SIZE_MIN,
 	  "timeout 60 s: m = RINGCAP_TIMEOUT_US_MAX; 1-byte buffer: RINGCAP_RING_SIZE_MIN (got %u %u)",
 	  k.timeout_us, k.ring_size);
 	open_close("ringcap:lo", 1000, 0x7fffffff);
-	T(k.timeout_us == 1000000 && k.ring_size == RINGCAP_RING_SIZE_MAX,
+	ok(k.timeout_us == 1000000 && k.ring_size == RINGCAP_RING_SIZE_MAX,
 	  "timeout 1 s: m = 1 s; 2 GiB buffer: RINGCAP_RING_SIZE_MAX (got %u %u)",
 	  k.timeout_us, k.ring_size);
 
-	printf("1..%d\n", tn);
-	return tfail ? 1 : 0;
+	return tap_done();
 }

@@ -3,6 +3,8 @@
  * The smallest TAP producer that does the job: "ok N - what" lines, a
  * diagnostic on failure and the plan at the end (valid TAP), exit status
  * 1 if anything failed. Header-only because each test is one program.
+ * Every host-side C test that does not use the kselftest harness uses it
+ * (userland/tests, libpcap-ring/tests/test_backend.c).
  */
 #ifndef RC_TAP_H
 #define RC_TAP_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * pcap-ringcap.c: a libpcap capture source that reads frames from a ringcap
- * ring (module/uapi/linux/ringcap.h) through libringcap, so an unchanged
+ * ring (include/uapi/linux/ringcap.h) through libringcap, so an unchanged
  * libpcap application captures through ringcap.
  *
  * Device names

@@ -19,7 +19,7 @@
 #include <linux/skbuff.h>
 #include <net/sock.h>
 #include <ringcap/driver.h>
-#include "uapi/linux/ringcap.h"
+#include <uapi/linux/ringcap.h>
 
 /* From the VERSION file at the top of the package (module/Kbuild). */
 #ifndef RINGCAP_VERSION

@@ -11,7 +11,7 @@
 #define _RINGCAP_TRACE_H
 
 #include <linux/tracepoint.h>
-#include "uapi/linux/ringcap.h"
+#include <uapi/linux/ringcap.h>
 
 /*
  * The reasons come from their lists in the uapi header. TRACE_DEFINE_ENUM

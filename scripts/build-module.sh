@@ -48,7 +48,13 @@ for k in "${kvers[@]}"; do
 	out=$top/build/$k
 	src=$out/src
 	mkdir -p "$src"
-	(cd "$top" && scripts/pkg-files.sh | xargs -r -d '\n' cp --parents -pu -t "$src")
+	files=$(cd "$top" && scripts/pkg-files.sh | LC_ALL=C sort)
+	(cd "$top" && printf '%s\n' "$files" | xargs -r -d '\n' cp --parents -pu -t "$src")
+	# A source the tree no longer has must not linger in the copy, where
+	# an include path could still find it.
+	(cd "$src" && find . -type f \( -name '*.[ch]' -o -name Kbuild \) ! -name '*.mod.c' | sed 's|^\./||' |
+		LC_ALL=C sort | LC_ALL=C comm -23 - <(printf '%s\n' "$files") |
+		xargs -r -d '\n' rm -f --)
 
 	log=$out/module.log
 	if ! make -C "$kdir" M="$src" W=1 -j"$jobs" "${sim[@]+"${sim[@]}"}" modules >"$log" 2>&1; then

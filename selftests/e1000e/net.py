@@ -216,7 +216,7 @@ def vlan_send(a):
     out("vlan-send", sent=send_all(a.dev, [frame], a.count, a.pps))
 
 
-# The ringcap ABI (module/uapi/linux/ringcap.h), what ring-recv needs.
+# The ringcap ABI (include/uapi/linux/ringcap.h), what ring-recv needs.
 SOL_RINGCAP, RING_SIZE, RING_INFO = 300, 1, 16
 QUEUE_ANY, REC_PAD = 0xFFFF, 0x1
 HDR_PRODUCER, HDR_CONSUMER = 128, 256

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause */
 /*
  * libringcap: a small C library over the ringcap socket ABI
- * (module/uapi/linux/ringcap.h).
+ * (include/uapi/linux/ringcap.h).
  *
  * Typical use:
  *

@@ -13,6 +13,10 @@
 #   RC_TESTS        run only these programs, e.g. "receive lifecycle.sh
 #                   e1000e/rss.sh"; "e1000e" (or "e1000e.sh") stands for
 #                   every e1000e area script, e1000e/*.sh but lib.sh
+#                   (each area sets up its own NICs, so any one runs
+#                   alone; their RC_E1000E_* settings, such as
+#                   RC_E1000E_ONLY to pick cases inside an area: see
+#                   selftests/e1000e/lib.sh)
 #   RC_RINGCAP_KO   insmod this ringcap.ko instead of `modprobe ringcap`
 #                   (the DKMS-installed module)
 #   RC_TEST_TIMEOUT seconds per program (default 1200)

@@ -74,6 +74,7 @@ skipped=0
 t_start=$SECONDS
 tmp=$(mktemp -d)
 pids=()
+declare -A RCPID BTPID	# ringcount and bpftrace pids by name (rc_start, bt_start)
 drv_loaded_here=0
 mode_was=
 backlog_was=
@@ -94,7 +95,7 @@ cleanup() {
 		sysctl -qw net.core.netdev_max_backlog="$backlog_was"
 	[ -z "$mode_was" ] || echo "$mode_was" >"$PARAMS/transparent_mode"
 	if [ "$drv_loaded_here" = 1 ]; then
-		wait_for 10 eval "rmmod $DRV 2>/dev/null || ! loaded $DRV"
+		rmmod_wait "$DRV" 10
 	fi
 	# The NICs the stock driver had go back to it.
 	for p in "${stock[@]}"; do
@@ -155,13 +156,14 @@ ifindex() { cat "/sys/class/net/$1/ifindex"; }
 inject() { "$BIN/rc_inject" -d "$@"; }
 bound() { [ -n "$(proc_line "$1")" ]; }
 
-# rc_start NAME SPEC [ringcount options]: a quiet ringcount, bound
+# rc_start NAME SPEC [ringcount options]: a quiet ringcount, bound; its
+# pid in RCPID[NAME]
 rc_start() {
 	local name=$1 spec=$2
 	shift 2
 	"$RINGCOUNT" -q -i "$spec" "$@" >"$tmp/rc.$name" 2>&1 &
 	pids+=($!)
-	eval "rc_$name=$!"
+	RCPID[$name]=$!
 	wait_for 20 bound "$!" || show "$tmp/rc.$name"
 }
 # rc_pinned NAME CPU SPEC [options]: the same, on CPU only
@@ -170,7 +172,7 @@ rc_pinned() {
 	shift 3
 	taskset -c "$cpu" "$RINGCOUNT" -q -i "$spec" "$@" >"$tmp/rc.$name" 2>&1 &
 	pids+=($!)
-	eval "rc_$name=$!"
+	RCPID[$name]=$!
 	wait_for 20 bound "$!" || show "$tmp/rc.$name"
 }
 stop_pid() {
@@ -181,13 +183,14 @@ stop_pid() {
 }
 
 # bt_start NAME SCRIPT [ARGS]: bpftrace in the background, until its
-# banner says every probe is attached (compiling takes ~10 s under TCG).
+# banner says every probe is attached (compiling takes ~10 s under TCG);
+# its pid in BTPID[NAME].
 bt_start() {
 	local name=$1 script=$2
 	shift 2
 	bpftrace -B none "$BT/$script" "$@" >"$tmp/bt.$name" 2>&1 &
 	pids+=($!)
-	eval "bt_$name=$!"
+	BTPID[$name]=$!
 	if ! wait_for 180 grep -q "Ctrl-C" "$tmp/bt.$name"; then
 		echo "# bpftrace $script did not start:"
 		show "$tmp/bt.$name"
@@ -196,9 +199,7 @@ bt_start() {
 }
 # bt_stop NAME: SIGINT, wait for its END block
 bt_stop() {
-	local pid
-	eval "pid=\$bt_$1"
-	bt_halt "$pid" "$tmp/bt.$1" || { echo "# bpftrace $1 ended without its totals:"; show "$tmp/bt.$1"; }
+	bt_halt "${BTPID[$1]}" "$tmp/bt.$1" || { echo "# bpftrace $1 ended without its totals:"; show "$tmp/bt.$1"; }
 }
 # bt_val NAME KEY: the value of the line "KEY: value" (KEY a sed regex),
 # 0 if there is none
@@ -316,7 +317,7 @@ tcase "the scripts' reason tables = the names and numbers of the tracepoints' fo
 # a stalled reader, a filter, RPS into a tiny backlog.
 if_stall=$(ifindex $S_STALL) if_filt=$(ifindex $S_FILT) if_rps=$(ifindex $S_RPS)
 rc_start stall $S_STALL -r 64k
-kill -STOP "$rc_stall"
+kill -STOP "${RCPID[stall]}"
 have_lpr=0
 if [ -x "$LPR/ringcap-run" ] && [ -f "$LPR/build/lib/libpcap.so.0.8" ]; then
 	have_lpr=1
@@ -336,7 +337,7 @@ bt_start drops drops.bt 0 || true
 
 # a stalled reader: 64 KiB hold 42 records of 1514-byte frames
 inject $S_STALL -n 1009 -s 0 -q 0 -r 1 -l 1514
-wait_for 30 seen "$rc_stall" 1009 || true
+wait_for 30 seen "${RCPID[stall]}" 1009 || true
 # a filter that keeps the even sequence numbers: 150 of 300
 [ "$have_lpr" = 0 ] || inject $S_FILT -n 300 -s 0 -q 0 -r 2 -l 60
 [ "$have_lpr" = 0 ] ||
@@ -347,7 +348,7 @@ if [ "$rps_ok" = 1 ]; then
 	echo 2 >/sys/class/net/$S_RPS/queues/rx-0/rps_cpus
 	sn0=$(softnet_dropped)
 	taskset -c 0 "$BIN/rc_inject" -d $S_RPS -n 2000 -s 0 -q 0 -r 3 -l 60
-	steady 1 eval 'proc_field $rc_rps 6' || true
+	steady 1 eval 'proc_field ${RCPID[rps]} 6' || true
 	sn1=$(softnet_dropped)
 	echo 0 >/sys/class/net/$S_RPS/queues/rx-0/rps_cpus
 	sysctl -qw net.core.netdev_max_backlog="$backlog_was"
@@ -357,15 +358,15 @@ show "$tmp/bt.drops"
 
 t_stall_drops() {
 	local d r bt
-	d=$(proc_field "$rc_stall" 7)
-	r=$(proc_field "$rc_stall" 6)
+	d=$(proc_field "${RCPID[stall]}" 7)
+	r=$(proc_field "${RCPID[stall]}" 6)
 	bt=$(bt_val drops "@ring\[$if_stall, 0, ring_full\]")
 	msg="drops.bt ring_full $bt, socket dropped $d, received $r"
 	[ "$r" = 42 ] && [ "$d" = 967 ] && [ "$bt" = "$d" ]
 }
 t_stall_captured() {
 	local r bt
-	r=$(proc_field "$rc_stall" 6)
+	r=$(proc_field "${RCPID[stall]}" 6)
 	bt=$(bt_val drops "@captured\[$if_stall, 0\]")
 	msg="drops.bt captured $bt, socket received $r"
 	[ "$bt" = "$r" ] && [ "$r" -gt 0 ]
@@ -385,8 +386,8 @@ t_backlog() {
 	[ "$rps_ok" = 1 ] || { msg="needs 2 CPUs and RPS"; return "$MISSING"; }
 	bt=$(bt_val drops "@stack\[$if_rps, 0, backlog\]")
 	c=$(bt_val drops "@captured\[$if_rps, 0\]")
-	r=$(proc_field "$rc_rps" 6)
-	d=$(proc_field "$rc_rps" 7)
+	r=$(proc_field "${RCPID[rps]}" 6)
+	d=$(proc_field "${RCPID[rps]}" 7)
 	msg="drops.bt backlog $bt captured $c; softnet_stat dropped +$((sn1 - sn0)), socket received $r dropped $d, of 2000"
 	[ "$bt" -gt 0 ] && [ "$bt" = $((sn1 - sn0)) ] && [ "$c" = "$r" ] &&
 		[ $((bt + r + d)) = 2000 ]
@@ -396,8 +397,8 @@ tcase "drops.bt: captured = the frames the ring took (42)" t_stall_captured
 tcase "drops.bt: a BPF filter (tcpdump through ringcap) rejects 150 of 300, reported as filter" t_filter
 tcase "drops.bt: RPS into a full input backlog: stack backlog drops = softnet_stat dropped, every frame accounted" t_backlog
 [ "$have_lpr" = 0 ] || stop_pid "$td_filt"
-stop_pid "$rc_stall"
-[ "$rps_ok" = 0 ] || stop_pid "$rc_rps"
+stop_pid "${RCPID[stall]}"
+[ "$rps_ok" = 0 ] || stop_pid "${RCPID[rps]}"
 
 # ---- 13-16: wakeups.bt and latency.bt on the sim ------------------------
 
@@ -405,17 +406,17 @@ bt_start wake wakeups.bt || true
 bt_start lat latency.bt 1 || true	# every second: the sums must add up
 rc_start wake $S_WAKE -w 64 -t 1000
 inject $S_WAKE -n 640 -s 0 -q 0 -r 4 -l 60
-wait_for 30 eval '[ "$(proc_field $rc_wake 6)" -ge 640 ]' || true
+wait_for 30 eval '[ "$(proc_field ${RCPID[wake]} 6)" -ge 640 ]' || true
 sleep 1		# the reader drains and sleeps: the next 10 wait for the timer
 inject $S_WAKE -n 10 -s 640 -q 0 -r 4 -l 60
-wait_for 30 eval '[ "$(proc_field $rc_wake 6)" -ge 650 ]' || true
+wait_for 30 eval '[ "$(proc_field ${RCPID[wake]} 6)" -ge 650 ]' || true
 sleep 1
-ino=$(proc_field "$rc_wake" 2)
-w_recv=$(proc_field "$rc_wake" 6)
-w_wake=$(proc_field "$rc_wake" 9)
+ino=$(proc_field "${RCPID[wake]}" 2)
+w_recv=$(proc_field "${RCPID[wake]}" 6)
+w_wake=$(proc_field "${RCPID[wake]}" 9)
 bt_stop wake
 bt_stop lat
-stop_pid "$rc_wake"
+stop_pid "${RCPID[wake]}"
 show "$tmp/bt.wake" "$tmp/bt.lat"
 
 t_w_frames() {
@@ -433,9 +434,9 @@ t_w_wakeups() {
 }
 t_w_polls() {
 	local r p
-	r=$(bt_val wake "@reader\[$ino, $rc_wake, ringcount\]")
-	p=$(bt_sum wake "@polls\[$rc_wake, ringcount, [a-z0-9_:]*\]")
-	msg="ringcap_poll ran $r times for ringcount (pid $rc_wake), $p poll-family calls, $w_wake wake-ups"
+	r=$(bt_val wake "@reader\[$ino, ${RCPID[wake]}, ringcount\]")
+	p=$(bt_sum wake "@polls\[${RCPID[wake]}, ringcount, [a-z0-9_:]*\]")
+	msg="ringcap_poll ran $r times for ringcount (pid ${RCPID[wake]}), $p poll-family calls, $w_wake wake-ups"
 	# Every call polls the socket at least once.
 	[ "$p" -gt 0 ] && [ "$r" -ge "$p" ]
 }
@@ -504,12 +505,12 @@ tcase "afpacket-drops.bt: tcpdump's filter rejects 150 of 300, reported as filte
 t_doc_stall() {
 	local rc=0
 	rc_start doc $S_DOC -r 64k
-	kill -STOP "$rc_doc"
+	kill -STOP "${RCPID[doc]}"
 	inject $S_DOC -n 200 -s 0 -q 0 -r 7 -l 1514
-	wait_for 30 seen "$rc_doc" 200 || true
+	wait_for 30 seen "${RCPID[doc]}" 200 || true
 	"$DOCTOR" -i $S_DOC -t 1 --no-bpftrace >"$tmp/doc.stall" 2>&1 || rc=$?
 	show "$tmp/doc.stall"
-	stop_pid "$rc_doc"
+	stop_pid "${RCPID[doc]}"
 	msg="exit $rc"
 	[ "$rc" = 1 ] && grep -q '^\[FAIL\] ring: ringcount' "$tmp/doc.stall" &&
 		grep -q "the reader is stopped" "$tmp/doc.stall"
@@ -525,7 +526,7 @@ t_doc_healthy() {
 	inject $S_DOC -n 640 -s 0 -q 0 -r 8 -l 60
 	wait "$dpid" || rc=$?
 	show "$tmp/doc.ok"
-	stop_pid "$rc_doc"
+	stop_pid "${RCPID[doc]}"
 	msg="exit $rc"
 	[ "$rc" = 0 ] && grep -q '^\[ok\] *polls: ringcount.* poll calls for 640 frames' "$tmp/doc.ok" &&
 		grep -q '^\[ok\] *ring: ringcount' "$tmp/doc.ok"
@@ -625,11 +626,11 @@ else
 	steady 1 settle_a || true
 	sleep 1
 	snap "$tmp/s1" "$A"
-	ka_ino=$(proc_field "$rc_ka" 2)
-	ka_wake=$(proc_field "$rc_ka" 9)
+	ka_ino=$(proc_field "${RCPID[ka]}" 2)
+	ka_wake=$(proc_field "${RCPID[ka]}" 9)
 	bt_stop kth
 	bt_stop klat
-	stop_pid "$rc_ka"
+	stop_pid "${RCPID[ka]}"
 	echo 0 >"$PARAMS/transparent_mode"
 	show "$tmp/bt.kth" "$tmp/bt.klat" "$tmp/s0" "$tmp/s1"
 
@@ -708,9 +709,9 @@ else
 		rc_pinned cpu "$c0" "$A@$qb"
 		"$DOCTOR" -i "$A" -t 2 --no-bpftrace >"$tmp/doc.cpu" 2>&1 || rc=$?
 		show "$tmp/doc.cpu"
-		stop_pid "$rc_cpu"
+		stop_pid "${RCPID[cpu]}"
 		msg="exit $rc"
-		[ "$rc" = 1 ] && grep -q "^\[FAIL\] cpu: ringcount (pid $rc_cpu, $A@$qb) may only run on CPU $c0" "$tmp/doc.cpu"
+		[ "$rc" = 1 ] && grep -q "^\[FAIL\] cpu: ringcount (pid ${RCPID[cpu]}, $A@$qb) may only run on CPU $c0" "$tmp/doc.cpu"
 	}
 	t_doc_cpu_ok() {
 		local rc=0 spid
@@ -723,14 +724,14 @@ else
 			--count 100000 --pps 1000 --flows 256 >"$tmp/send2.out" 2>&1 &
 		spid=$!
 		pids+=($spid)
-		wait_for 30 eval '[ "$(proc_field $rc_cpuok 6)" -gt 0 ]' || true
+		wait_for 30 eval '[ "$(proc_field ${RCPID[cpuok]} 6)" -gt 0 ]' || true
 		"$DOCTOR" -i "$A" -t 2 --no-bpftrace >"$tmp/doc.cpuok" 2>&1 || rc=$?
 		stop_pid "$spid"
 		show "$tmp/doc.cpuok"
-		stop_pid "$rc_cpuok"
+		stop_pid "${RCPID[cpuok]}"
 		msg="exit $rc"
-		[ "$rc" = 0 ] && grep -q "^\[ok\] *cpu: ringcount (pid $rc_cpuok, $A@$qb) not on CPU $c0" "$tmp/doc.cpuok" &&
-			grep -q "polls: ringcount (pid $rc_cpuok): [0-9]* wake-ups for [1-9]" "$tmp/doc.cpuok"
+		[ "$rc" = 0 ] && grep -q "^\[ok\] *cpu: ringcount (pid ${RCPID[cpuok]}, $A@$qb) not on CPU $c0" "$tmp/doc.cpuok" &&
+			grep -q "polls: ringcount (pid ${RCPID[cpuok]}): [0-9]* wake-ups for [1-9]" "$tmp/doc.cpuok"
 	}
 	tcase "ringcap-doctor: a reader of $A@$qb pinned to $A-rx$qb's CPU is a problem (exit 1)" t_doc_cpu
 	tcase "ringcap-doctor: the reader on another CPU, under traffic: no problem (exit 0)" t_doc_cpu_ok

@@ -52,6 +52,9 @@ n=0
 failed=0
 tmp=$(mktemp -d)
 pids=()
+# Per-name state of the tcpdump and captured_run helpers: pid, exit
+# status, whether a ringcap socket showed up.
+declare -A PID RC SOCK
 
 cleanup() {
 	local p
@@ -131,41 +134,41 @@ tcpdump_start() {
 		>"$tmp/$name.out" 2>"$tmp/$name.err" &
 	pid=$!
 	pids+=("$pid")
-	eval "pid_$name=$pid"
+	PID[$name]=$pid
 	# A failure to start shows in the checks that follow.
 	wait_for 20 grep -q "listening on" "$tmp/$name.err" ||
 		show "$tmp/$name.err"
 }
 # tcpdump_wait NAME SECONDS [stop]: wait for it to end (after SIGINT with
-# "stop"); its exit status in rc_NAME.
+# "stop"); its exit status in RC[NAME].
 tcpdump_wait() {
 	local name=$1 secs=$2 pid rc=0
-	eval "pid=\$pid_$name"
+	pid=${PID[$name]}
 	[ "${3:-}" = stop ] && kill -INT "$pid" 2>/dev/null
 	if ! wait_for "$secs" eval "! kill -0 $pid"; then
 		kill -KILL "$pid" 2>/dev/null || true
 		echo "# $name: still running after $secs s, killed"
 	fi
 	wait "$pid" || rc=$?
-	eval "rc_$name=$rc"
+	RC[$name]=$rc
 }
 inject() { "$BIN/rc_inject" -d "$SIM" "$@"; }
 # captured_run NAME COUNT R CMD...: run CMD (which stops after COUNT
 # frames) through ringcap-run, output in $tmp/NAME.{out,err}; once its
-# ringcap socket is there (sock_NAME=yes), inject COUNT frames of run R
-# and wait up to 60 s for it to end (its exit status in rc_NAME).
+# ringcap socket is there (SOCK[NAME]=yes), inject COUNT frames of run R
+# and wait up to 60 s for it to end (its exit status in RC[NAME]).
 captured_run() {
 	local name=$1 count=$2 r=$3 pid rc=0
 	shift 3
 	"$RUN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
 	pid=$!
 	pids+=("$pid")
-	eval "sock_$name="
-	wait_for 20 eval '[ -n "$(proc_line "$pid")" ]' && eval "sock_$name=yes"
+	SOCK[$name]=
+	wait_for 20 eval '[ -n "$(proc_line "$pid")" ]' && SOCK[$name]=yes
 	inject -n "$count" -s 0 -q 0 -r "$r"
 	wait_for 60 eval "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
 	wait "$pid" || rc=$?
-	eval "rc_$name=$rc"
+	RC[$name]=$rc
 }
 
 echo 0 >"$PARAMS/transparent_mode"
@@ -182,22 +185,22 @@ check "ringcap-run tcpdump loads the drop-in libpcap" \
 tcpdump_start rc -- -i "$SIM" -c 1009
 tcpdump_start af RINGCAP_DISABLE=1 -- -i "$SIM" -c 1009 ether proto 0x88b5
 check "plain $SIM captures through ringcap (its socket in /proc/net/ringcap)" \
-	eval '[ -n "$(proc_line "$pid_rc")" ] && [ -z "$(proc_line "$pid_af")" ]'
+	eval '[ -n "$(proc_line "${PID[rc]}")" ] && [ -z "$(proc_line "${PID[af]}")" ]'
 inject -n 1009 -s 0 -q 0 -r 1
 tcpdump_wait rc 60
 tcpdump_wait af 60
-check "tcpdump through ringcap stops by itself after -c 1009 (exit ${rc_rc:-?})" \
-	[ "${rc_rc:-1}" = 0 ]
+check "tcpdump through ringcap stops by itself after -c 1009 (exit ${RC[rc]:-?})" \
+	[ "${RC[rc]:-1}" = 0 ]
 if out=$(chk seq "$tmp/rc.pcap" 0 1009 0 1); then
 	ok "pcap file: 1009 frames byte for byte as sent, in order, timestamps monotonic"
 else
 	not_ok "pcap file: 1009 frames byte for byte as sent, in order, timestamps monotonic # $out"
 fi
-if [ "${rc_af:-1}" = 0 ] && out=$(chk same "$tmp/rc.pcap" "$tmp/af.pcap"); then
+if [ "${RC[af]:-1}" = 0 ] && out=$(chk same "$tmp/rc.pcap" "$tmp/af.pcap"); then
 	ok "the same frames as tcpdump through AF_PACKET (RINGCAP_DISABLE=1)"
 else
 	show "$tmp/af.err"
-	not_ok "the same frames as tcpdump through AF_PACKET (RINGCAP_DISABLE=1) # ${out:-af exit ${rc_af:-?}}"
+	not_ok "the same frames as tcpdump through AF_PACKET (RINGCAP_DISABLE=1) # ${out:-af exit ${RC[af]:-?}}"
 fi
 check "tcpdump reports 0 packets dropped by kernel" \
 	grep -q "^0 packets dropped by kernel" "$tmp/rc.err"
@@ -208,10 +211,10 @@ check "tcpdump reads the file back (tcpdump -r)" \
 tcpdump_start c100 -- -i "$SIM" -c 100
 inject -n 300 -s 0 -q 0 -r 2
 tcpdump_wait c100 30
-if [ "${rc_c100:-1}" = 0 ] && out=$(chk seq "$tmp/c100.pcap" 0 100 0 2); then
+if [ "${RC[c100]:-1}" = 0 ] && out=$(chk seq "$tmp/c100.pcap" 0 100 0 2); then
 	ok "tcpdump -c 100 stops at exactly 100 (seqs 0-99)"
 else
-	not_ok "tcpdump -c 100 stops at exactly 100 # ${out:-exit ${rc_c100:-?}}"
+	not_ok "tcpdump -c 100 stops at exactly 100 # ${out:-exit ${RC[c100]:-?}}"
 fi
 
 # 9-10: DEV@1 gets queue 1's frames only
@@ -219,7 +222,7 @@ fi
 # the file instead of guessing how long tcpdump needs.
 tcpdump_start q1 -- -U -i "$SIM@1"
 check "$SIM@1 binds queue 1 (/proc/net/ringcap)" \
-	eval 'proc_line "$pid_q1" | awk "{ exit !(\$4 == 1) }"'
+	eval 'proc_line "${PID[q1]}" | awk "{ exit !(\$4 == 1) }"'
 inject -n 500 -s 0 -q mixed -r 3
 wait_for 30 eval '[ "$(chk count "$tmp/q1.pcap")" -ge 200 ]' || true
 sleep 0.5	# a frame from another queue would have to come now
@@ -233,11 +236,11 @@ fi
 # 11-13: a kernel filter
 tcpdump_start flt -- -U -i "$SIM" udp and dst port 5001
 check "the filter is attached to the ringcap socket (/proc/net/ringcap filter yes)" \
-	eval '[ "$(proc_field "$pid_flt" 11)" = yes ]'
+	eval '[ "$(proc_field "${PID[flt]}" 11)" = yes ]'
 inject_udp 300
-wait_for 20 eval '[ "$(proc_field "$pid_flt" 8)" -ge 200 ]' || true
+wait_for 20 eval '[ "$(proc_field "${PID[flt]}" 8)" -ge 200 ]' || true
 check "the kernel filtered out the 200 other frames" \
-	eval '[ "$(proc_field "$pid_flt" 8)" = 200 ] && [ "$(proc_field "$pid_flt" 6)" = 100 ]'
+	eval '[ "$(proc_field "${PID[flt]}" 8)" = 200 ] && [ "$(proc_field "${PID[flt]}" 6)" = 100 ]'
 wait_for 30 eval '[ "$(chk count "$tmp/flt.pcap")" -ge 100 ]' || true
 sleep 0.5
 tcpdump_wait flt 10 stop
@@ -259,11 +262,11 @@ fi
 
 # 15-16: a stalled reader; tcpdump's drop line is the ring's counter
 tcpdump_start stall RINGCAP_RING_SIZE=65536 -- -i "$SIM"
-kill -STOP "$pid_stall"
+kill -STOP "${PID[stall]}"
 "$BIN/rc_inject" -d "$SIM" -n 400 -s 0 -q 0 -r 5 -l 1514
-wait_for 20 eval '[ $(( $(proc_field "$pid_stall" 6) + $(proc_field "$pid_stall" 7) )) -ge 400 ]' || true
-drops=$(proc_field "$pid_stall" 7)
-kill -CONT "$pid_stall"
+wait_for 20 eval '[ $(( $(proc_field "${PID[stall]}" 6) + $(proc_field "${PID[stall]}" 7) )) -ge 400 ]' || true
+drops=$(proc_field "${PID[stall]}" 7)
+kill -CONT "${PID[stall]}"
 sleep 1.5
 tcpdump_wait stall 10 stop
 check "the stalled reader's ring dropped frames ($drops of 400)" \
@@ -291,11 +294,11 @@ tcpdump_start idle -- -i "$SIM"
 t0=$SECONDS
 tcpdump_wait idle 5 stop
 check "an idle tcpdump stops within 5 s of SIGINT (pcap_breakloop)" \
-	eval '[ "${rc_idle:-1}" = 0 ] && [ $((SECONDS - t0)) -le 5 ]'
+	eval '[ "${RC[idle]:-1}" = 0 ] && [ $((SECONDS - t0)) -le 5 ]'
 
 # 19: ringcap:DEV forces ringcap
 tcpdump_start forced -- -i "ringcap:$SIM" -c 30
-forced_sock=$(proc_line "$pid_forced")
+forced_sock=$(proc_line "${PID[forced]}")
 inject -n 30 -s 0 -q 0 -r 7
 tcpdump_wait forced 30
 check "ringcap:$SIM captures through ringcap" \
@@ -347,7 +350,7 @@ fi
 
 # 23-24: RINGCAP_DISABLE=1 takes the normal path
 tcpdump_start dis RINGCAP_DISABLE=1 -- -i "$SIM" -c 40
-dis_sock=$(proc_line "$pid_dis")
+dis_sock=$(proc_line "${PID[dis]}")
 inject -n 40 -s 0 -q 0 -r 10
 tcpdump_wait dis 30
 check "RINGCAP_DISABLE=1: no ringcap socket" [ -z "$dis_sock" ]
@@ -359,13 +362,13 @@ check "RINGCAP_DISABLE=1: tcpdump captures the 40 frames through AF_PACKET" \
 captured_run pz 1009 12 "$PACKZIP" -i "$SIM" -c 1009 -z 6 -w "$tmp/pz.pcap.gz"
 pz_sum=$(grep '^packzip:' "$tmp/pz.out" || true)
 echo "# ${pz_sum:-packzip: no summary}"
-if [ -n "$sock_pz" ] && [ "$rc_pz" = 0 ] && [ "$(kv captured "$pz_sum")" = 1009 ] &&
+if [ -n "${SOCK[pz]}" ] && [ "${RC[pz]}" = 0 ] && [ "$(kv captured "$pz_sum")" = 1009 ] &&
    [ "$(kv ps_drop "$pz_sum")" = 0 ] &&
    [ "$(kv bytes_out "$pz_sum")" -lt "$(kv bytes_in "$pz_sum")" ]; then
 	ok "packzip -z 6 -c 1009 through ringcap: 1009 captured, 0 dropped, compressed"
 else
 	show "$tmp/pz.err"
-	not_ok "packzip -z 6 -c 1009 through ringcap # ringcap socket: ${sock_pz:-no}, exit $rc_pz, ${pz_sum:-no summary}"
+	not_ok "packzip -z 6 -c 1009 through ringcap # ringcap socket: ${SOCK[pz]:-no}, exit ${RC[pz]}, ${pz_sum:-no summary}"
 fi
 zcat "$tmp/pz.pcap.gz" 2>"$tmp/zcat.err" | tcpdump -r - -w "$tmp/pz.pcap" 2>>"$tmp/zcat.err" || true
 if out=$(chk seq "$tmp/pz.pcap" 0 1009 0 12); then
@@ -379,11 +382,11 @@ fi
 if command -v dumpcap >/dev/null; then
 	captured_run dc 200 11 dumpcap -q -i "$SIM" -c 200 -w "$tmp/dumpcap.pcapng"
 	dc_got=$(frames_in "$tmp/dumpcap.pcapng" || true)
-	if [ -n "$sock_dc" ] && [ "$rc_dc" = 0 ] && [ "$dc_got" = 200 ]; then
+	if [ -n "${SOCK[dc]}" ] && [ "${RC[dc]}" = 0 ] && [ "$dc_got" = 200 ]; then
 		ok "dumpcap -c 200 through ringcap writes 200 frames"
 	else
 		show "$tmp/dc.err"
-		not_ok "dumpcap -c 200 through ringcap writes 200 frames # ringcap socket: ${sock_dc:-no}, exit $rc_dc, ${dc_got:-0} frames"
+		not_ok "dumpcap -c 200 through ringcap writes 200 frames # ringcap socket: ${SOCK[dc]:-no}, exit ${RC[dc]}, ${dc_got:-0} frames"
 	fi
 else
 	ok "dumpcap through ringcap # SKIP dumpcap is not installed (apt-get install tshark)"
@@ -416,8 +419,8 @@ wait_for 20 eval '[ "$(chk count "$tmp/gone.pcap")" -ge 10 ]' || true
 ip link del "$GONE"
 tcpdump_wait gone 10
 show "$tmp/gone.err"
-check "device deleted under tcpdump: it exits with an error (exit ${rc_gone:-?})" \
-	eval '[ "${rc_gone:-0}" != 0 ] &&
+check "device deleted under tcpdump: it exits with an error (exit ${RC[gone]:-?})" \
+	eval '[ "${RC[gone]:-0}" != 0 ] &&
 	      grep -q "ringcap: the capture device went away" "$tmp/gone.err"'
 check "... after writing the 10 frames captured before" \
 	eval 'chk seq "$tmp/gone.pcap" 0 10 0 14 >/dev/null'
@@ -425,13 +428,13 @@ check "... after writing the 10 frames captured before" \
 # 31-35: fallback with the module unloaded (the sim device goes with it)
 ip link del "$SIM"
 rmmod ringcap_sim
-wait_for 10 eval 'rmmod ringcap 2>/dev/null || ! loaded ringcap' || true
+rmmod_wait ringcap 10 || true
 check "ringcap unloaded for the fallback tests" eval '! loaded ringcap'
 tcpdump_start fb -- -i "$VB" -c 20 ether proto 0x88b5
 "$RUN" python3 "$tmp/inject.py" "$VA" "$here" >"$tmp/fbinj.err" 2>&1 || show "$tmp/fbinj.err"
 tcpdump_wait fb 20
 check "module unloaded: tcpdump -i $VB works through the normal Linux path" \
-	eval '[ "${rc_fb:-1}" = 0 ] && chk seq "$tmp/fb.pcap" 0 20 0 9 >/dev/null'
+	eval '[ "${RC[fb]:-1}" = 0 ] && chk seq "$tmp/fb.pcap" 0 20 0 9 >/dev/null'
 fr_rc=0
 "$RUN" tcpdump -Z root -i "ringcap:$VB" -c 1 -w "$tmp/fr.pcap" \
 	>"$tmp/fr.out" 2>"$tmp/fr.err" || fr_rc=$?

@@ -362,7 +362,7 @@ TEST_F_TIMEOUT(sim, queue_binding_gets_only_that_queue, 180)
  *  - the sim in modes 1 and 2: the aware path, before any skb. The sim
  *    strips nothing and passes no has_vlan, so ringcap takes the outer
  *    tag out itself. (ringcap_e1000e's NIC strips 802.1Q tags when
- *    rx-vlan-offload is on and passes them as has_vlan: e1000e.sh.)
+ *    rx-vlan-offload is on and passes them as has_vlan: e1000e/traffic.sh.)
  */
 FIXTURE(vlan)
 {

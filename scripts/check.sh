@@ -12,7 +12,7 @@
 #   --guest-cmd CMD  run CMD in the guests instead of selftests/run_guest.sh
 #                    (to iterate on one test; its output must be TAP)
 #   KVER...          kernels to test (default: scripts/kernels.sh)
-#   RINGCAP_CHECK_TIMEOUT  seconds per guest, boot included (default 900;
+#   RINGCAP_CHECK_TIMEOUT  seconds per guest, boot included (default 1200;
 #                          the debug kernel gets three times that)
 #
 # The debug tier builds scripts/debug-kernel.sh's KASAN/lockdep/kmemleak/
@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-timeout=${RINGCAP_CHECK_TIMEOUT:-900}
+timeout=${RINGCAP_CHECK_TIMEOUT:-1200}
 
 passed=0 failed=0 skipped=0
 problems=()

@@ -111,6 +111,16 @@ static void stack_flush(struct __test_metadata *_metadata,
 	ASSERT_EQ(seq, self->stack.v[before].seq);
 }
 
+/* The stack got all NFRAMES of specs, in order, and nothing else. */
+static void stack_got_all(struct __test_metadata *_metadata,
+			  FIXTURE_DATA(modes) *self, struct rc_spec *specs)
+{
+	ASSERT_EQ(NFRAMES, stack_wait(self, NFRAMES));
+	RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0, RC_SNAP_WHOLE, 0, 0);
+	ASSERT_EQ(NFRAMES, stack_rx(self));
+	ASSERT_EQ(0, rc_packet_drops(self->pkt));
+}
+
 /*
  * A socket on all queues gets every frame once; the stack gets them too
  * except in mode 2, where a marker sent in mode 1 is its first frame.
@@ -128,13 +138,8 @@ TEST_F_TIMEOUT(modes, bound_ring_once_stack_by_mode, 180)
 	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, RINGCAP_QUEUE_ANY,
 				   1 << 21));
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, specs, NFRAMES));
-	if (variant->to_stack) {
-		ASSERT_EQ(NFRAMES, stack_wait(self, NFRAMES));
-		RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0,
-				 RC_SNAP_WHOLE, 0, 0);
-		ASSERT_EQ(NFRAMES, stack_rx(self));
-		ASSERT_EQ(0, rc_packet_drops(self->pkt));
-	}
+	if (variant->to_stack)
+		stack_got_all(_metadata, self, specs);
 	RC_WAIT_ACCOUNTED(r.fd, NFRAMES, &st);
 	rc_cap_init(&cap, 2 * NFRAMES);
 	ASSERT_EQ(NFRAMES, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
@@ -175,9 +180,7 @@ TEST_F_TIMEOUT(modes, unbound_socket_stack_gets_frames, 180)
 	fd = rc_socket();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, specs, NFRAMES));
-	ASSERT_EQ(NFRAMES, stack_wait(self, NFRAMES));
-	RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0, RC_SNAP_WHOLE, 0, 0);
-	ASSERT_EQ(NFRAMES, stack_rx(self));
+	stack_got_all(_metadata, self, specs);
 	close(fd);
 	free(specs);
 }
@@ -213,12 +216,8 @@ TEST_F_TIMEOUT(modes, queue1_bound_queue0_reaches_stack, 180)
 	RC_SET_MODE(variant->mode);
 	ASSERT_EQ(0, rc_open_bound(&r, self->env.sim_idx, 1, 1 << 21));
 	ASSERT_EQ(0, rc_sim_inject(self->env.sim, specs, NFRAMES));
-	if (variant->to_stack) {
-		ASSERT_EQ(NFRAMES, stack_wait(self, NFRAMES));
-		RC_EXPECT_FRAMES(&self->stack, specs, NFRAMES, 0,
-				 RC_SNAP_WHOLE, 0, 0);
-		ASSERT_EQ(NFRAMES, stack_rx(self));
-	}
+	if (variant->to_stack)
+		stack_got_all(_metadata, self, specs);
 	RC_WAIT_ACCOUNTED(r.fd, 403, &st);
 	rc_cap_init(&cap, NFRAMES);
 	ASSERT_EQ(403, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);

@@ -21,9 +21,9 @@
 #include <ringcap/driver.h>
 #include <uapi/linux/ringcap.h>
 
-/* From the VERSION file at the top of the package (module/Kbuild). */
+/* From the VERSION file, through include/ringcap/common.kbuild. */
 #ifndef RINGCAP_VERSION
-#error "RINGCAP_VERSION comes from module/Kbuild"
+#error "RINGCAP_VERSION comes from include/ringcap/common.kbuild"
 #endif
 
 /* Module parameters (params.c). */
@@ -173,8 +173,6 @@ static inline struct ringcap_skb_cb *ringcap_skb_cb(struct sk_buff *skb)
 	BUILD_BUG_ON(sizeof(skb->cb) < sizeof(struct ringcap_skb_cb));
 	return (void *)(skb->cb + sizeof(skb->cb) - sizeof(struct ringcap_skb_cb));
 }
-
-
 
 /* bind.c */
 int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);

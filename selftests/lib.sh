@@ -160,3 +160,21 @@ bt_halt() {
 	wait "$pid" 2>/dev/null || true
 	grep -q '^=== end' "$out"
 }
+
+# counters_into NAME CMD...: the "key: number" lines CMD prints (ethtool
+# -S, say) into the associative array NAME; 0 if it has rx0_packets.
+counters_into() {
+	local -n _s=$1
+	local k v
+	shift
+	_s=()
+	while read -r k v; do
+		[[ $v =~ ^[0-9]+$ ]] && _s[${k%:}]=$v
+	done < <("$@" 2>/dev/null)
+	[ -n "${_s[rx0_packets]:-}" ]
+}
+# d OLD NEW KEY: NEW[KEY] - OLD[KEY] of two counters_into arrays
+d() {
+	local -n _o=$1 _n=$2
+	echo $((${_n[$3]:-0} - ${_o[$3]:-0}))
+}

@@ -160,23 +160,13 @@ static_neigh() {
 	ip -n "$NS" neigh replace "$IP_A" lladdr "${MAC[0]}" dev "$B" nud permanent
 }
 
-# ethtool -S DEV into the associative array NAME.
+# snap NAME DEV: ethtool -S DEV and two sysfs counters into the
+# associative array NAME.
 snap() {
-	local -n _s=$1
-	local k v
-	_s=()
-	while read -r k v; do
-		[[ $v =~ ^[0-9]+$ ]] && _s[${k%:}]=$v
-	done < <(in_dev "$2" sh -c 'ethtool -S "$1" 2>/dev/null
+	counters_into "$1" in_dev "$2" sh -c 'ethtool -S "$1" 2>/dev/null
 		cd "/sys/class/net/$1/statistics" &&
 		echo "sys_rx_dropped: $(cat rx_dropped)" &&
-		echo "sys_rx_missed: $(cat rx_missed_errors)"' sh "$2")
-	[ -n "${_s[rx0_packets]:-}" ]
-}
-# d OLD NEW KEY: NEW[KEY] - OLD[KEY]
-d() {
-	local -n _o=$1 _n=$2
-	echo $((${_n[$3]:-0} - ${_o[$3]:-0}))
+		echo "sys_rx_missed: $(cat rx_missed_errors)"' sh "$2"
 }
 # dq OLD NEW KEY: d of rx0_KEY plus rx1_KEY, both RX queues together
 dq() { echo $(($(d "$1" "$2" "rx0_$3") + $(d "$1" "$2" "rx1_$3"))); }

@@ -191,16 +191,7 @@ set_mode() {
 # ---- counters ---------------------------------------------------------------
 
 # ethtool -S of the NIC into the associative array NAME
-nic_snap() {
-	local -n _s=$1
-	local k v
-	_s=()
-	while read -r k v; do
-		[[ $v =~ ^[0-9]+$ ]] && _s[${k%:}]=$v
-	done < <(ethtool -S "$dev" 2>/dev/null)
-	[ -n "${_s[rx0_packets]:-}" ]
-}
-d() { local -n _o=$1 _n=$2; echo $((${_n[$3]:-0} - ${_o[$3]:-0})); }
+nic_snap() { counters_into "$1" ethtool -S "$dev"; }
 veth_stat() { # DEV COUNTER
 	if [ "$1" = "$VB" ]; then
 		ip netns exec "$NS" cat "/sys/class/net/$1/statistics/$2"

@@ -71,6 +71,8 @@ struct sockaddr_ringcap {
 #define RINGCAP_WATERMARK	3	/* N: signal after N frames, 1..RINGCAP_WATERMARK_MAX */
 #define RINGCAP_TIMEOUT_US	4	/* m: signal m us after the first unsignalled frame, 0: never */
 #define RINGCAP_PROMISC		5	/* 0 or 1 (default 1), set before bind (else EBUSY) */
+/* struct-sized */
+#define RINGCAP_CLUSTER		6	/* struct ringcap_cluster, set before bind (else EBUSY) */
 /* read-only */
 #define RINGCAP_RING_INFO	16	/* struct ringcap_ring_info */
 #define RINGCAP_STATS		17	/* struct ringcap_stats */
@@ -112,6 +114,36 @@ struct sockaddr_ringcap {
 	((data_size) / 2 - sizeof(struct ringcap_rec) < RINGCAP_SNAPLEN_MAX ? \
 	 (__u32)((data_size) / 2 - sizeof(struct ringcap_rec)) :		\
 	 RINGCAP_SNAPLEN_MAX)
+
+/*
+ * Clusters: sockets of one network namespace that set the same cluster id
+ * and then bind to the same device and queue share its frames, each frame
+ * going to exactly one member; sockets outside the cluster still get their
+ * own copy. Members may bind and close at any time; frames go to the
+ * members present. A member whose ring is full drops the frame (its own
+ * dropped counter); the frame is not given to another member, so that
+ * flows stay whole.
+ *
+ * Policies:
+ *   RINGCAP_CLUSTER_FLOW   a hash of the IPv4/IPv6 addresses and TCP, UDP
+ *                          or SCTP ports that is the same in both
+ *                          directions; other frames (non-IP, fragments
+ *                          after the first) go to the first member
+ *   RINGCAP_CLUSTER_RR     round robin over the members
+ *   RINGCAP_CLUSTER_QUEUE  the frame's RX queue modulo the member count
+ *
+ * Errors: setsockopt EINVAL for an unknown policy or a bad length, EBUSY
+ * once bound; bind EEXIST when the cluster already exists on that device
+ * with another policy or another queue. id 0 leaves no cluster (default).
+ */
+#define RINGCAP_CLUSTER_FLOW	0
+#define RINGCAP_CLUSTER_RR	1
+#define RINGCAP_CLUSTER_QUEUE	2
+
+struct ringcap_cluster {
+	__u32	id;
+	__u32	policy;
+};
 
 struct ringcap_ring_info {
 	__u64	mmap_size;

@@ -125,10 +125,13 @@ struct sockaddr_ringcap {
  * flows stay whole.
  *
  * Policies:
- *   RINGCAP_CLUSTER_FLOW   a hash of the IPv4/IPv6 addresses and TCP, UDP
- *                          or SCTP ports that is the same in both
- *                          directions; other frames (non-IP, fragments
- *                          after the first) go to the first member
+ *   RINGCAP_CLUSTER_FLOW   a hash of the IPv4/IPv6 addresses, protocol
+ *                          and TCP, UDP, UDP-Lite or SCTP ports that is
+ *                          the same in both directions (VLAN tags are
+ *                          looked through); every fragment of an IPv4
+ *                          datagram hashes on its addresses only,
+ *                          so the datagram stays whole; non-IP frames go
+ *                          to the earliest bound member
  *   RINGCAP_CLUSTER_RR     round robin over the members
  *   RINGCAP_CLUSTER_QUEUE  the frame's RX queue modulo the member count
  *

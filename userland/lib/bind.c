@@ -100,6 +100,8 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 		why = " (the socket is already bound)";
 	else if (errno == ENODEV)
 		why = " (the device went away)";
+	else if (errno == EEXIST)
+		why = " (the cluster exists there with another policy or queue)";
 	if (queue < 0)
 		return rc_fail(rc, errno, "binding to %s (all queues): %s%s",
 			       ifname, strerror(errno), why);

@@ -61,6 +61,20 @@ int ringcap_set_promisc(struct ringcap *rc, int on);
 #define RINGCAP_WAKEUP_KEEP	UINT32_MAX
 int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
 		       uint32_t timeout_us);
+/*
+ * Join cluster id (1..UINT32_MAX) with policy RINGCAP_CLUSTER_FLOW, _RR or
+ * _QUEUE, before bind; members share the device's frames (the ABI header
+ * says how). bind fails with EEXIST if the cluster exists there with
+ * another policy or queue.
+ */
+int ringcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy);
+/*
+ * Parse "ID" or "ID:POLICY" (POLICY flow, rr or queue; flow when left out;
+ * ID 1..4294967295). 0, or -1 with errno EINVAL.
+ */
+int ringcap_parse_cluster(const char *spec, uint32_t *id, uint32_t *policy);
+/* "flow", "rr", "queue", or NULL for an unknown policy. */
+const char *ringcap_cluster_policy_name(uint32_t policy);
 int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog);
 int ringcap_clear_filter(struct ringcap *rc);
 

@@ -2,7 +2,8 @@
 /*
  * ringcap_parse_spec() and the argument checks of ringcap_bind(): what
  * "dev" and "dev@queue" accept and refuse, and the errno and message a
- * refusal leaves. Runs on any host; no module is needed.
+ * refusal leaves; the same for cluster specs ("ID[:POLICY]"). Runs on any
+ * host; no module is needed.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -76,6 +77,71 @@ static void spec_cases(void)
 	   "NULL queue pointer refused");
 }
 
+static void cluster_good(const char *spec, uint32_t id, uint32_t policy)
+{
+	uint32_t i = 0, p = 99;
+	int ret;
+
+	ret = ringcap_parse_cluster(spec, &i, &p);
+	ok(!ret && i == id && p == policy,
+	   "cluster \"%s\" -> %u:%s (got ret %d %u:%u)", spec, id,
+	   ringcap_cluster_policy_name(policy), ret, i, p);
+}
+
+static void cluster_bad(const char *spec)
+{
+	uint32_t i = 7, p = 7;
+
+	errno = 0;
+	ok(ringcap_parse_cluster(spec, &i, &p) == -1 && errno == EINVAL &&
+	   i == 7 && p == 7, "cluster \"%s\" refused with EINVAL, untouched",
+	   spec ? spec : "NULL");
+}
+
+static void cluster_cases(void)
+{
+	struct ringcap *rc = calloc(1, sizeof(*rc));
+	int ret;
+
+	cluster_good("1", 1, RINGCAP_CLUSTER_FLOW);
+	cluster_good("42:flow", 42, RINGCAP_CLUSTER_FLOW);
+	cluster_good("42:rr", 42, RINGCAP_CLUSTER_RR);
+	cluster_good("007:queue", 7, RINGCAP_CLUSTER_QUEUE);
+	cluster_good("4294967295", 4294967295u, RINGCAP_CLUSTER_FLOW);
+
+	cluster_bad(NULL);
+	cluster_bad("");
+	cluster_bad("0");		/* id 0 means no cluster */
+	cluster_bad("4294967296");
+	cluster_bad("-1");
+	cluster_bad("+1");
+	cluster_bad(" 1");
+	cluster_bad("1:");
+	cluster_bad("1:hash");
+	cluster_bad("1:RR");
+	cluster_bad("1:rr:x");
+	cluster_bad("1 :rr");
+	cluster_bad("x:rr");
+	cluster_bad(":rr");
+
+	ok(!ringcap_cluster_policy_name(3), "no name for policy 3");
+	rc->fd = -1;
+	errno = 0;
+	ret = ringcap_set_cluster(rc, 0, RINGCAP_CLUSTER_FLOW);
+	ok(ret == -1 && errno == EINVAL && strstr(ringcap_errmsg(rc), "bad cluster"),
+	   "set_cluster: id 0 refused before the kernel (%s)",
+	   ringcap_errmsg(rc));
+	errno = 0;
+	ret = ringcap_set_cluster(rc, 5, 3);
+	ok(ret == -1 && errno == EINVAL, "set_cluster: policy 3 refused");
+	errno = 0;
+	ret = ringcap_set_cluster(rc, 5, RINGCAP_CLUSTER_RR);
+	ok(ret == -1 && errno == EBADF &&
+	   strstr(ringcap_errmsg(rc), "joining cluster 5:rr"),
+	   "set_cluster: reaches setsockopt() (%s)", ringcap_errmsg(rc));
+	free(rc);
+}
+
 /* A handle without a socket: enough to reach the checks before bind(). */
 static void bind_cases(void)
 {
@@ -122,6 +188,7 @@ static void bind_cases(void)
 int main(void)
 {
 	spec_cases();
+	cluster_cases();
 	bind_cases();
 	return tap_done();
 }

@@ -7,7 +7,7 @@
  *
  *   ringcount: dev=eth0 queue=all captured=1009 dropped=0 filtered=0
  *   nic_dropped=0 wakeups=17 seconds=1.23 received=1009 bytes=64576
- *   bad_consumer=0
+ *   bad_consumer=0 cluster=-
  *
  * (one line). captured counts frames this program read; received counts
  * frames the kernel wrote into the ring, which is larger only by what was
@@ -38,6 +38,8 @@ struct opts {
 	uint32_t watermark;		/* RINGCAP_WAKEUP_KEEP: default */
 	uint32_t timeout_us;		/* RINGCAP_WAKEUP_KEEP: default */
 	uint32_t ring_size;		/* 0: the module's default */
+	uint32_t cluster_id;		/* 0: none */
+	uint32_t cluster_policy;
 	int quiet;
 };
 
@@ -63,12 +65,16 @@ static void usage(FILE *out)
 		"                           (0..%u; 0 = only by the watermark)\n"
 		"  -r, --ring-size BYTES    ring data size, a power of two (k/M suffix)\n"
 		"                           of %u..%u, at most max_ring_mem\n"
+		"  -C, --cluster ID[:POL]   share the frames with the other members of\n"
+		"                           cluster ID (1..4294967295) by POL: flow\n"
+		"                           (default), rr or queue\n"
 		"  -q, --quiet              no per-second lines, only the summary\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Per-second lines: t= fps= mbps= total= dropped= filtered= nic_dropped=\n"
 		"Last line: " PROG ": dev= queue= captured= dropped= filtered=\n"
 		"           nic_dropped= wakeups= seconds= received= bytes= bad_consumer=\n"
+		"           cluster= (ID:POLICY, or - for none)\n"
 		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n",
 		RINGCAP_SNAPLEN_MAX, sizeof(struct ringcap_rec),
 		RINGCAP_WATERMARK_MAX, RINGCAP_TIMEOUT_US_MAX,
@@ -84,6 +90,7 @@ const struct option cli_longopts[] = {
 	{ "watermark", required_argument, NULL, 'w' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "ring-size", required_argument, NULL, 'r' },
+	{ "cluster", required_argument, NULL, 'C' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -97,7 +104,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->watermark = RINGCAP_WAKEUP_KEEP;
 	o->timeout_us = RINGCAP_WAKEUP_KEEP;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:t:r:qh", cli_longopts,
+	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:t:r:C:qh", cli_longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -126,6 +133,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			if (o->ring_size & (o->ring_size - 1))
 				bad_usage("-r: %u is not a power of two",
 					  o->ring_size);
+			break;
+		case 'C':
+			if (ringcap_parse_cluster(optarg, &o->cluster_id,
+						  &o->cluster_policy))
+				bad_usage("-C: bad cluster '%s': expected ID or ID:flow|rr|queue, ID 1..4294967295",
+					  optarg);
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -180,7 +193,9 @@ static struct ringcap *setup(const struct opts *o)
 	}
 	if ((o->ring_size && ringcap_set_ring_size(rc, o->ring_size)) ||
 	    (o->snaplen && ringcap_set_snaplen(rc, o->snaplen)) ||
-	    ringcap_set_wakeup(rc, o->watermark, o->timeout_us)) {
+	    ringcap_set_wakeup(rc, o->watermark, o->timeout_us) ||
+	    (o->cluster_id && ringcap_set_cluster(rc, o->cluster_id,
+						  o->cluster_policy))) {
 		/* The kernel refusing a value is still a bad argument. */
 		bad_arg = errno == EINVAL;
 		fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
@@ -213,19 +228,22 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 			  const struct tally *tl, double seconds)
 {
 	struct ringcap_stats st;
-	char qbuf[16];
+	char qbuf[16], cbuf[24] = "-";
 
+	if (o->cluster_id)
+		snprintf(cbuf, sizeof(cbuf), "%u:%s", o->cluster_id,
+			 ringcap_cluster_policy_name(o->cluster_policy));
 	/* Counters survive the device going away, so this normally works. */
 	if (ringcap_stats(rc, &st))
 		memset(&st, 0, sizeof(st));
-	printf(PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu\n",
+	printf(PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s\n",
 	       o->ifname, queue_str(o, qbuf, sizeof(qbuf)), tl->frames,
 	       (unsigned long long)st.dropped,
 	       (unsigned long long)st.filtered,
 	       (unsigned long long)st.nic_dropped,
 	       (unsigned long long)st.wakeups, seconds,
 	       (unsigned long long)st.received, tl->bytes,
-	       (unsigned long long)st.bad_consumer);
+	       (unsigned long long)st.bad_consumer, cbuf);
 	fflush(stdout);
 }
 

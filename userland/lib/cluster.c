@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Clusters: the "ID[:POLICY]" spec every tool and libpcap-ring accept, and
+ * joining one before bind.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "internal.h"
+
+static const char *const rc_policies[] = {
+	[RINGCAP_CLUSTER_FLOW] = "flow",
+	[RINGCAP_CLUSTER_RR] = "rr",
+	[RINGCAP_CLUSTER_QUEUE] = "queue",
+};
+
+#define RC_NR_POLICIES	(sizeof(rc_policies) / sizeof(rc_policies[0]))
+
+const char *ringcap_cluster_policy_name(uint32_t policy)
+{
+	return policy < RC_NR_POLICIES ? rc_policies[policy] : NULL;
+}
+
+int ringcap_parse_cluster(const char *spec, uint32_t *id, uint32_t *policy)
+{
+	unsigned long long val = 0;
+	const char *s = spec;
+	uint32_t p;
+
+	if (!spec || !id || !policy || !isdigit((unsigned char)*s))
+		goto inval;
+	for (; isdigit((unsigned char)*s); s++) {
+		val = val * 10 + (unsigned int)(*s - '0');
+		if (val > UINT32_MAX)
+			goto inval;
+	}
+	if (!val)
+		goto inval;
+	if (!*s) {
+		p = RINGCAP_CLUSTER_FLOW;
+	} else {
+		if (*s++ != ':')
+			goto inval;
+		for (p = 0; p < RC_NR_POLICIES; p++)
+			if (!strcmp(s, rc_policies[p]))
+				break;
+		if (p == RC_NR_POLICIES)
+			goto inval;
+	}
+	*id = (uint32_t)val;
+	*policy = p;
+	return 0;
+inval:
+	errno = EINVAL;
+	return -1;
+}
+
+int ringcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy)
+{
+	struct ringcap_cluster cl = { .id = id, .policy = policy };
+	const char *why = "";
+
+	if (!id || !ringcap_cluster_policy_name(policy))
+		return rc_fail(rc, EINVAL,
+			       "bad cluster %u policy %u (id 1..%u; flow, rr or queue)",
+			       id, policy, UINT32_MAX);
+	if (!setsockopt(rc->fd, SOL_RINGCAP, RINGCAP_CLUSTER, &cl, sizeof(cl)))
+		return 0;
+	if (errno == EBUSY)
+		why = " (the socket is already bound: join before bind)";
+	else if (errno == ENOPROTOOPT || errno == EINVAL)
+		why = " (the loaded module does not know clusters or this policy)";
+	return rc_fail(rc, errno, "joining cluster %u:%s: %s%s", id,
+		       ringcap_cluster_policy_name(policy), strerror(errno), why);
+}

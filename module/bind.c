@@ -125,15 +125,9 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	rs->queue = addr->rc_queue;
 	rs->nic_missed_last = ringcap_dev_missed(dev);
 	rs->nic_dropped = 0;
-	err = ringcap_dev_attach(rs);
+	err = ringcap_dev_bind(rs);
 	if (err)
 		goto err_unhold;
-
-	rs->pt.type = htons(ETH_P_ALL);
-	rs->pt.dev = dev;
-	rs->pt.func = ringcap_pt_rcv;
-	rs->pt.af_packet_priv = rs;
-	dev_add_pack(&rs->pt);
 	goto out_unlock;
 
 err_unhold:
@@ -149,9 +143,8 @@ out_unlock:
 }
 
 /*
- * Undo ringcap_bind(). Returns with no producer able to reach the socket:
- * dev_remove_pack() waits for an RCU grace period, which also covers an
- * aware driver that was delivering to us when we left its list.
+ * Undo ringcap_bind(). Returns with no producer able to reach the socket
+ * (ringcap_dev_unbind() waits for them).
  */
 void ringcap_unbind(struct ringcap_sock *rs)
 {
@@ -160,8 +153,7 @@ void ringcap_unbind(struct ringcap_sock *rs)
 	ASSERT_RTNL();
 	if (!dev)
 		return;
-	ringcap_dev_detach(rs);
-	dev_remove_pack(&rs->pt);
+	ringcap_dev_unbind(rs);
 	ringcap_sock_fold_missed(rs);
 	if (rs->promisc)
 		dev_set_promiscuity(dev, -1);

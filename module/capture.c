@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Putting one frame into one socket's ring: filter, copy, count, signal.
- * Both sources end here: the mode 0 packet_type hook below and the aware
- * driver API in aware.c, whose frames get an skb here for the filter.
+ * Every source ends here through its device's set (dev.c): the mode 0
+ * packet_type hook below and the aware driver API in aware.c, whose
+ * frames get an skb here for the filter.
  */
 #include <linux/etherdevice.h>
 #include <linux/filter.h>
@@ -155,28 +156,24 @@ void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 }
 
 /*
- * Mode 0: the standard receive path hands us every frame of the bound
- * device through a per-socket ETH_P_ALL packet_type, as AF_PACKET does.
- * Frames an aware driver already offered to this socket (modes 1 and 2)
- * carry the mark ringcap_rx_skb() set and are skipped here, so that no
- * frame reaches a socket twice, nor none when the mode, the device's
- * registration or the bound sockets change in between.
+ * Mode 0: the standard receive path hands us every frame of a device with
+ * bound sockets through one ETH_P_ALL packet_type per device (dev.c), as
+ * AF_PACKET does per socket. Frames an aware driver already offered to a
+ * socket (modes 1 and 2) carry the mark ringcap_rx_skb() set and are not
+ * offered to it again here, so that no frame reaches a socket twice, nor
+ * none when the mode, the device's registration or the bound sockets
+ * change in between.
  */
 int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev)
 {
-	struct ringcap_sock *rs = pt->af_packet_priv;
+	struct ringcap_dev *rd = pt->af_packet_priv;
+	struct ringcap_skb_cb *cb = ringcap_skb_cb(skb);
 	struct ringcap_frame f = {};
 	u8 *old_data = skb->data;
 	unsigned int old_len = skb->len;
 
 	if (skb->pkt_type == PACKET_OUTGOING)
-		goto out;
-	if (ringcap_skb_cb(skb)->magic == RINGCAP_SKB_IN_RINGS &&
-	    ringcap_fed_by(rs, ringcap_skb_cb(skb)->version))
-		goto out;
-	f.queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
-	if (rs->queue != RINGCAP_QUEUE_ANY && rs->queue != f.queue)
 		goto out;
 
 	/*
@@ -189,6 +186,7 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 	f.skb = skb;
 	f.len = skb->len;
 	f.ifindex = dev->ifindex;
+	f.queue = skb_rx_queue_recorded(skb) ? skb_get_rx_queue(skb) : 0;
 	f.tstamp_ns = ktime_get_real_ns();
 	if (skb_vlan_tag_present(skb)) {
 		f.flags |= RINGCAP_REC_VLAN;
@@ -199,7 +197,10 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		f.flags |= RINGCAP_REC_HASH;
 		f.rss_hash = skb->hash;
 	}
-	ringcap_deliver(rs, &f);
+	/* Softirq: BH is off and this is an RCU read-side section. */
+	ringcap_set_deliver(rcu_dereference(rd->set), &f,
+			    cb->magic == RINGCAP_SKB_IN_RINGS ?
+			    &cb->version : NULL);
 
 	skb->data = old_data;
 	skb->len = old_len;

@@ -12,6 +12,7 @@ static int __init ringcap_init(void)
 {
 	int err;
 
+	ringcap_cluster_init();
 	err = ringcap_capture_init();
 	if (err)
 		return err;

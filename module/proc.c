@@ -22,6 +22,7 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 	struct ringcap_ring *ring = READ_ONCE(rs->ring);
 	const char *name = "-";
 	char queue[8] = "all";
+	char cluster[11] = "-";
 
 	if (rs->gone)
 		name = "gone";
@@ -29,15 +30,19 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 		name = rs->devname;
 	if (rs->queue != RINGCAP_QUEUE_ANY)
 		snprintf(queue, sizeof(queue), "%u", rs->queue);
+	if (rs->cluster.id)
+		snprintf(cluster, sizeof(cluster), "%u", rs->cluster.id);
 	rcu_read_lock();
 	/* Counters are read without the producer lock: a snapshot. */
-	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %s\n",
+	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %-6s %-10s %s\n",
 		   pid_nr_ns(rs->pid, pid_ns), rs->sk.sk_socket ?
 		   SOCK_INODE(rs->sk.sk_socket)->i_ino : 0UL,
 		   name, queue, ring ? ring->data_size : 0,
 		   rs->st.received, rs->st.dropped, rs->st.filtered,
 		   rs->st.wakeups, rs->st.bad_consumer,
-		   rcu_access_pointer(rs->sk.sk_filter) ? "yes" : "no");
+		   rcu_access_pointer(rs->sk.sk_filter) ? "yes" : "no",
+		   cluster, rs->cluster.id ?
+		   ringcap_cluster_policy_name(rs->cluster.policy) : "-");
 	rcu_read_unlock();
 }
 
@@ -53,7 +58,7 @@ static int ringcap_proc_show(struct seq_file *seq, void *v)
 		   READ_ONCE(ringcap_max_ring_mem),
 		   READ_ONCE(ringcap_default_watermark),
 		   READ_ONCE(ringcap_default_timeout_us));
-	seq_puts(seq, "pid     inode     device          queue ring_bytes received   dropped    filtered   wakeups    bad_consumer filter\n");
+	seq_puts(seq, "pid     inode     device          queue ring_bytes received   dropped    filtered   wakeups    bad_consumer filter cluster    policy\n");
 	mutex_lock(&ringcap_socks_lock);
 	list_for_each_entry(rs, &ringcap_socks, all_node)
 		if (net_eq(sock_net(&rs->sk), net))

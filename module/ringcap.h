@@ -59,11 +59,12 @@ struct ringcap_sock {
 
 	/* binding, under rtnl */
 	struct net_device *dev;		/* holds a reference while bound */
-	struct ringcap_dev *rd;		/* aware device feeding us, if any */
-	u32 fed_from, fed_len;		/* its set versions we are in (aware.c) */
-	struct packet_type pt;		/* mode 0 hook */
+	struct ringcap_dev *rd;		/* the device's state while bound */
+	struct list_head dev_node;	/* rd->socks */
+	u32 fed_from, fed_len;		/* its set versions we are in (dev.c) */
 	int ifindex;
 	u16 queue;
+	struct ringcap_cluster cluster;	/* set before bind, under lock */
 	bool gone;			/* the bound device was unregistered */
 	char devname[IFNAMSIZ];		/* for /proc, under ringcap_socks_lock */
 
@@ -95,7 +96,7 @@ static inline struct ringcap_sock *ringcap_sk(const struct sock *sk)
 	return (struct ringcap_sock *)sk;
 }
 
-/* A frame on its way into a ring, from either source. */
+/* A frame on its way into a ring, from any source. */
 struct ringcap_frame {
 	struct sk_buff *skb;		/* mode 0: data starts at the MAC header */
 	const void *data;		/* aware driver: linear frame */
@@ -110,6 +111,39 @@ struct ringcap_frame {
 	__be16 vlan_proto;
 	u32 rss_hash;
 	u64 tstamp_ns;
+	u32 flow_hash;			/* cluster.c, once flow_hashed */
+	bool flow_hashed;
+	bool flow_ip;			/* flow_hash covers addresses */
+};
+
+/*
+ * Where a device's frames go: one lone socket, or one cluster whose
+ * members share them. Part of an immutable set (dev.c).
+ */
+struct ringcap_dest {
+	struct ringcap_cluster cluster;	/* id 0: a lone socket */
+	u16 queue;
+	unsigned int nr;		/* sockets; 1 for a lone one */
+	atomic_t next;			/* round robin */
+	struct ringcap_sock **socks;
+};
+
+struct ringcap_dev_set {
+	struct rcu_head rcu;
+	u32 version;
+	unsigned int nr_dests;
+	struct ringcap_dest *dests;	/* after socks[] */
+	struct ringcap_sock *socks[];
+};
+
+/* Per net_device with bound sockets or an aware driver (dev.c). */
+struct ringcap_dev {
+	struct list_head node;		/* ringcap_devs, under rtnl */
+	struct net_device *dev;
+	unsigned int nr_rxq;		/* aware: its RX queues; else 0 */
+	struct list_head socks;		/* bound sockets, under rtnl */
+	struct packet_type pt;		/* mode 0 hook while socks is non-empty */
+	struct ringcap_dev_set __rcu *set;	/* never NULL */
 };
 
 /* ring.c */
@@ -137,11 +171,23 @@ void ringcap_wakeup_flush(struct ringcap_sock *rs);
 void ringcap_wakeup_stop(struct ringcap_sock *rs);
 bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring);
 
-/* aware.c */
+/* dev.c */
 struct ringcap_dev *ringcap_dev_find(struct net_device *dev);
+struct ringcap_dev *ringcap_dev_get(struct net_device *dev);
+void ringcap_dev_put(struct ringcap_dev *rd);
 unsigned int ringcap_dev_nr_queues(struct net_device *dev);
-int ringcap_dev_attach(struct ringcap_sock *rs);
-void ringcap_dev_detach(struct ringcap_sock *rs);
+int ringcap_dev_bind(struct ringcap_sock *rs);
+void ringcap_dev_unbind(struct ringcap_sock *rs);
+int ringcap_dev_open_all(struct ringcap_dev *rd);
+void ringcap_dev_close_all(struct ringcap_dev *rd);
+bool ringcap_set_deliver(struct ringcap_dev_set *set, struct ringcap_frame *f,
+			 const u32 *skip);
+
+/* cluster.c */
+struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
+					  struct ringcap_frame *f);
+const char *ringcap_cluster_policy_name(u32 policy);
+void ringcap_cluster_init(void);
 /*
  * Set versions are 30 bits (they share ringcap_rx()'s return value with
  * its flags) and compared modulo that. A socket is fed by versions

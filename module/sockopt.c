@@ -38,6 +38,28 @@ static int ringcap_set_snaplen(struct ringcap_sock *rs, u32 val)
 	return 0;
 }
 
+/* Membership is fixed at bind, where the cluster's other members are met. */
+static int ringcap_set_cluster(struct ringcap_sock *rs, sockptr_t optval,
+			       unsigned int optlen)
+{
+	struct ringcap_cluster cl;
+	int err = 0;
+
+	if (optlen != sizeof(cl))
+		return -EINVAL;
+	if (copy_from_sockptr(&cl, optval, sizeof(cl)))
+		return -EFAULT;
+	if (cl.policy > RINGCAP_CLUSTER_QUEUE)
+		return -EINVAL;
+	mutex_lock(&rs->lock);
+	if (rs->dev || rs->gone)
+		err = -EBUSY;
+	else
+		rs->cluster = cl;
+	mutex_unlock(&rs->lock);
+	return err;
+}
+
 int ringcap_setsockopt(struct socket *sock, int level, int optname,
 		       sockptr_t optval, unsigned int optlen)
 {
@@ -47,6 +69,8 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 
 	if (level != SOL_RINGCAP)
 		return -ENOPROTOOPT;
+	if (optname == RINGCAP_CLUSTER)
+		return ringcap_set_cluster(rs, optval, optlen);
 	if (optlen != sizeof(val))
 		return optname >= RINGCAP_RING_SIZE &&
 		       optname <= RINGCAP_PROMISC ? -EINVAL : -ENOPROTOOPT;
@@ -102,6 +126,7 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 {
 	struct ringcap_sock *rs = ringcap_sk(sock->sk);
 	struct ringcap_ring_info info;
+	struct ringcap_cluster cl;
 	struct ringcap_stats st;
 	struct ringcap_ring *ring;
 	const void *src;
@@ -145,6 +170,13 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		info.data_size = ring->data_size;
 		src = &info;
 		len = len < (int)sizeof(info) ? -1 : (int)sizeof(info);
+		goto copy;
+	case RINGCAP_CLUSTER:
+		mutex_lock(&rs->lock);
+		cl = rs->cluster;
+		mutex_unlock(&rs->lock);
+		src = &cl;
+		len = len < (int)sizeof(cl) ? -1 : (int)sizeof(cl);
 		goto copy;
 	case RINGCAP_STATS:
 		ringcap_get_stats(rs, &st);

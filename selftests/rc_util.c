@@ -264,10 +264,10 @@ int rc_proc_find(int fd, struct rc_proc_line *out)
 	for (line = line ? strtok_r(line, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		memset(&l, 0, sizeof(l));
-		if (sscanf(line, "%d %lu %31s %7s %lu %llu %llu %llu %llu %llu %7s",
+		if (sscanf(line, "%d %lu %31s %7s %lu %llu %llu %llu %llu %llu %7s %11s %7s",
 			   &l.pid, &l.inode, l.device, l.queue, &l.ring_bytes,
 			   &l.received, &l.dropped, &l.filtered, &l.wakeups,
-			   &l.bad_consumer, l.filter) != 11) {
+			   &l.bad_consumer, l.filter, l.cluster, l.policy) != 13) {
 			err = -EPROTO;
 			break;
 		}

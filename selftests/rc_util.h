@@ -64,6 +64,8 @@ struct rc_proc_line {
 	unsigned long ring_bytes;
 	unsigned long long received, dropped, filtered, wakeups, bad_consumer;
 	char filter[8];
+	char cluster[12];	/* id, or "-" */
+	char policy[8];		/* flow, rr, queue, or "-" */
 };
 
 /* Find the line of the socket fd; 0, -ENOENT or -errno. */

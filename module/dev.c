@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What ringcap keeps per net_device: the sockets bound to it, published
+ * as an immutable, versioned set of destinations that every source of
+ * frames walks under RCU (the one mode 0 packet_type of the device, an
+ * aware driver's ringcap_rx()), so that N sockets cost one hook call per
+ * frame, not N. A destination is one socket, or one cluster whose members
+ * share the frames (cluster.c).
+ *
+ * The state exists while a socket is bound to the device or an aware
+ * driver has registered it (aware.c), and changes under rtnl only.
+ *
+ * The version of the set that offered a frame in an aware driver travels
+ * with the driver's skb to the mode 0 hook, which then delivers the frame
+ * to exactly the destinations that set did not hold (ringcap_fed_by()):
+ * none twice when the device unregisters in between, none missed when a
+ * socket binds in between.
+ */
+#include <linux/if_ether.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include "ringcap.h"
+
+static LIST_HEAD(ringcap_devs);
+static u32 ringcap_set_version;		/* under rtnl */
+
+/* Sockets stay in sets this long while linked (ringcap_fed_by()). */
+#define RINGCAP_FED_OPEN	((RINGCAP_VERSION_MASK >> 1) + 1)
+
+static u32 ringcap_next_version(void)
+{
+	ASSERT_RTNL();
+	ringcap_set_version = (ringcap_set_version + 1) & RINGCAP_VERSION_MASK;
+	return ringcap_set_version;
+}
+
+/* rs is in sets from @version on; it is in no set yet. */
+static void ringcap_fed_open(struct ringcap_sock *rs, u32 version)
+{
+	WRITE_ONCE(rs->fed_len, 0);
+	WRITE_ONCE(rs->fed_from, version);
+	WRITE_ONCE(rs->fed_len, RINGCAP_FED_OPEN);
+}
+
+/* rs is in no set from @version on. */
+static void ringcap_fed_close(struct ringcap_sock *rs, u32 version)
+{
+	WRITE_ONCE(rs->fed_len,
+		   (version - rs->fed_from) & RINGCAP_VERSION_MASK);
+}
+
+static struct ringcap_dest *ringcap_set_cluster(struct ringcap_dev_set *set,
+						u32 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nr_dests; i++)
+		if (set->dests[i].cluster.id == id)
+			return &set->dests[i];
+	return NULL;
+}
+
+/* One destination per lone socket, and one per cluster with its members. */
+static void ringcap_set_fill(struct ringcap_dev_set *set,
+			     struct list_head *socks)
+{
+	struct ringcap_sock *rs, *m;
+	struct ringcap_dest *d;
+	unsigned int n = 0;
+
+	list_for_each_entry(rs, socks, dev_node) {
+		if (rs->cluster.id && ringcap_set_cluster(set, rs->cluster.id))
+			continue;
+		d = &set->dests[set->nr_dests++];
+		d->cluster = rs->cluster;
+		d->queue = rs->queue;
+		d->socks = &set->socks[n];
+		d->nr = 0;
+		atomic_set(&d->next, 0);
+		if (!rs->cluster.id) {
+			set->socks[n++] = rs;
+			d->nr = 1;
+			continue;
+		}
+		list_for_each_entry(m, socks, dev_node) {
+			if (m->cluster.id != rs->cluster.id)
+				continue;
+			set->socks[n++] = m;
+			d->nr++;
+		}
+	}
+}
+
+/*
+ * Publish rd's next set, built from its socket list, in which @add is new
+ * and from which @del has gone (either may be NULL; @open_all: every
+ * socket starts being fed by this version, as when a driver registers).
+ * The sockets' fed ranges change before the set is visible, so a mark of
+ * the new version never meets an old range. Removal cannot fail: a socket
+ * being unbound must leave.
+ */
+static int ringcap_dev_publish(struct ringcap_dev *rd, struct ringcap_sock *add,
+			       struct ringcap_sock *del, bool open_all)
+{
+	struct ringcap_dev_set *old = rtnl_dereference(rd->set);
+	gfp_t gfp = GFP_KERNEL | (del ? __GFP_NOFAIL : 0);
+	struct ringcap_dev_set *set;
+	struct ringcap_sock *rs;
+	unsigned int nr = 0;
+
+	list_for_each_entry(rs, &rd->socks, dev_node)
+		nr++;
+	/* At most one destination per socket, after the socket pointers. */
+	set = kmalloc(struct_size(set, socks, nr) +
+		      nr * sizeof(struct ringcap_dest), gfp);
+	if (!set)
+		return -ENOMEM;
+	set->version = ringcap_next_version();
+	set->nr_dests = 0;
+	set->dests = (struct ringcap_dest *)&set->socks[nr];
+	ringcap_set_fill(set, &rd->socks);
+	if (open_all)
+		list_for_each_entry(rs, &rd->socks, dev_node)
+			ringcap_fed_open(rs, set->version);
+	if (add)
+		ringcap_fed_open(add, set->version);
+	if (del)
+		ringcap_fed_close(del, set->version);
+	rcu_assign_pointer(rd->set, set);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+/* Close every socket's fed range: from now on no set offers frames. */
+void ringcap_dev_close_all(struct ringcap_dev *rd)
+{
+	u32 version = ringcap_next_version();
+	struct ringcap_sock *rs;
+
+	list_for_each_entry(rs, &rd->socks, dev_node)
+		ringcap_fed_close(rs, version);
+}
+
+int ringcap_dev_open_all(struct ringcap_dev *rd)
+{
+	return ringcap_dev_publish(rd, NULL, NULL, true);
+}
+
+struct ringcap_dev *ringcap_dev_find(struct net_device *dev)
+{
+	struct ringcap_dev *rd;
+
+	ASSERT_RTNL();
+	list_for_each_entry(rd, &ringcap_devs, node)
+		if (rd->dev == dev)
+			return rd;
+	return NULL;
+}
+
+/* The state of @dev, created with an empty set if it has none. */
+struct ringcap_dev *ringcap_dev_get(struct net_device *dev)
+{
+	struct ringcap_dev *rd = ringcap_dev_find(dev);
+	struct ringcap_dev_set *set;
+
+	if (rd)
+		return rd;
+	rd = kzalloc(sizeof(*rd), GFP_KERNEL);
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!rd || !set) {
+		kfree(set);
+		kfree(rd);
+		return NULL;
+	}
+	rd->dev = dev;
+	INIT_LIST_HEAD(&rd->socks);
+	set->version = ringcap_next_version();
+	set->dests = (struct ringcap_dest *)set->socks;
+	RCU_INIT_POINTER(rd->set, set);
+	rd->pt.type = htons(ETH_P_ALL);
+	rd->pt.dev = dev;
+	rd->pt.func = ringcap_pt_rcv;
+	rd->pt.af_packet_priv = rd;
+	list_add_tail(&rd->node, &ringcap_devs);
+	return rd;
+}
+
+/*
+ * Free rd once neither a socket nor a driver needs it. No source can reach
+ * it any more: the packet_type left with the last socket and the driver
+ * has stopped calling ringcap_rx(), each followed by a grace period.
+ */
+void ringcap_dev_put(struct ringcap_dev *rd)
+{
+	ASSERT_RTNL();
+	if (rd->nr_rxq || !list_empty(&rd->socks))
+		return;
+	list_del(&rd->node);
+	kfree(rcu_dereference_protected(rd->set, true));
+	kfree(rd);
+}
+
+unsigned int ringcap_dev_nr_queues(struct net_device *dev)
+{
+	struct ringcap_dev *rd = ringcap_dev_find(dev);
+
+	return rd && rd->nr_rxq ? rd->nr_rxq : dev->real_num_rx_queues;
+}
+
+/*
+ * A cluster's members share one device, queue spec and policy; a socket
+ * that disagrees with the members already bound is refused.
+ */
+static int ringcap_cluster_check(struct ringcap_dev *rd,
+				 struct ringcap_sock *rs)
+{
+	struct ringcap_sock *m;
+
+	if (!rs->cluster.id)
+		return 0;
+	list_for_each_entry(m, &rd->socks, dev_node)
+		if (m->cluster.id == rs->cluster.id &&
+		    (m->cluster.policy != rs->cluster.policy ||
+		     m->queue != rs->queue))
+			return -EEXIST;
+	return 0;
+}
+
+/* rs (rtnl held, rs->dev and rs->queue set) joins its device's set. */
+int ringcap_dev_bind(struct ringcap_sock *rs)
+{
+	struct ringcap_dev *rd;
+	bool first;
+	int err;
+
+	ASSERT_RTNL();
+	rd = ringcap_dev_get(rs->dev);
+	if (!rd)
+		return -ENOMEM;
+	err = ringcap_cluster_check(rd, rs);
+	if (err)
+		goto err_put;
+	first = list_empty(&rd->socks);
+	list_add_tail(&rs->dev_node, &rd->socks);
+	err = ringcap_dev_publish(rd, rs, NULL, false);
+	if (err)
+		goto err_del;
+	rs->rd = rd;
+	if (first)
+		dev_add_pack(&rd->pt);
+	return 0;
+
+err_del:
+	list_del(&rs->dev_node);
+err_put:
+	ringcap_dev_put(rd);
+	return err;
+}
+
+/*
+ * Undo ringcap_dev_bind(). Returns with no source able to reach rs: the
+ * last socket's dev_remove_pack() waits for a grace period, and for the
+ * others we wait for one, which also covers an aware driver or the hook
+ * walking the set rs has just left.
+ */
+void ringcap_dev_unbind(struct ringcap_sock *rs)
+{
+	struct ringcap_dev *rd = rs->rd;
+
+	ASSERT_RTNL();
+	if (!rd)
+		return;
+	list_del(&rs->dev_node);
+	ringcap_dev_publish(rd, NULL, rs, false);
+	if (list_empty(&rd->socks))
+		dev_remove_pack(&rd->pt);
+	else
+		synchronize_net();
+	rs->rd = NULL;
+	ringcap_dev_put(rd);
+}
+
+/* Has one of d's sockets had the frames of set @version already? */
+static bool ringcap_dest_fed(const struct ringcap_dest *d, u32 version)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->nr; i++)
+		if (ringcap_fed_by(d->socks[i], version))
+			return true;
+	return false;
+}
+
+/**
+ * ringcap_set_deliver - offer a frame to the destinations of a set
+ * @set: the device's set, under RCU with BH disabled
+ * @f: the frame
+ * @skip: the version of the set that offered the frame already, or NULL
+ *
+ * A destination bound to another queue does not want the frame; one fed by
+ * @skip has it. Every other lone socket gets it, and every cluster gives
+ * it to one member.
+ *
+ * Return: whether a destination wanted the frame.
+ */
+bool ringcap_set_deliver(struct ringcap_dev_set *set, struct ringcap_frame *f,
+			 const u32 *skip)
+{
+	struct ringcap_dest *d;
+	bool wanted = false;
+	unsigned int i;
+
+	for (i = 0; i < set->nr_dests; i++) {
+		d = &set->dests[i];
+		if (d->queue != RINGCAP_QUEUE_ANY && d->queue != f->queue)
+			continue;
+		wanted = true;
+		if (skip && ringcap_dest_fed(d, *skip))
+			continue;
+		ringcap_deliver(d->nr == 1 ? d->socks[0] :
+				ringcap_cluster_pick(d, f), f);
+	}
+	return wanted;
+}

@@ -73,24 +73,6 @@ void ringcap_unregister_dev(struct ringcap_dev *rd)
 }
 EXPORT_SYMBOL_GPL(ringcap_unregister_dev);
 
-/*
- * The frame as the rings get it: an in-band 802.1Q/802.1ad tag is taken
- * out and reported, as the standard path does before its taps run, so that
- * records and filters are the same in every mode.
- */
-static void ringcap_frame_untag(struct ringcap_frame *f)
-{
-	const struct vlan_ethhdr *veh = f->data;
-
-	if (f->len < VLAN_ETH_HLEN || !eth_type_vlan(veh->h_vlan_proto))
-		return;
-	f->flags |= RINGCAP_REC_VLAN;
-	f->vlan_proto = veh->h_vlan_proto;
-	f->vlan_tci = ntohs(veh->h_vlan_TCI);
-	f->vlan_hole = 2 * ETH_ALEN;
-	f->len -= VLAN_HLEN;
-}
-
 /**
  * ringcap_rx - hand one received frame to the rings
  * @rd: the device's handle

@@ -72,6 +72,24 @@ static unsigned int ringcap_run_filter(struct ringcap_sock *rs,
 	return bpf_prog_run_clear_cb(filter->prog, skb);
 }
 
+/*
+ * A linear frame (aware driver, XDP) as the rings get it: an in-band 802.1Q/802.1ad tag is taken
+ * out and reported, as the standard path does before its taps run, so that
+ * records and filters are the same in every mode.
+ */
+void ringcap_frame_untag(struct ringcap_frame *f)
+{
+	const struct vlan_ethhdr *veh = f->data;
+
+	if (f->len < VLAN_ETH_HLEN || !eth_type_vlan(veh->h_vlan_proto))
+		return;
+	f->flags |= RINGCAP_REC_VLAN;
+	f->vlan_proto = veh->h_vlan_proto;
+	f->vlan_tci = ntohs(veh->h_vlan_TCI);
+	f->vlan_hole = 2 * ETH_ALEN;
+	f->len -= VLAN_HLEN;
+}
+
 /* The first len bytes of an aware driver's frame, less any in-band tag. */
 void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len)
 {

@@ -8,7 +8,8 @@
  * share the frames (cluster.c).
  *
  * The state exists while a socket is bound to the device or an aware
- * driver has registered it (aware.c), and changes under rtnl only.
+ * driver has registered it (aware.c), and changes under rtnl only. On a
+ * device with native XDP it also holds the reader's XDP link (xdp.c).
  *
  * The version of the set that offered a frame in an aware driver travels
  * with the driver's skb to the mode 0 hook, which then delivers the frame
@@ -174,6 +175,7 @@ struct ringcap_dev *ringcap_dev_get(struct net_device *dev)
 		return NULL;
 	}
 	rd->dev = dev;
+	rd->xdp_native = !!dev->netdev_ops->ndo_bpf;
 	INIT_LIST_HEAD(&rd->socks);
 	set->version = ringcap_next_version();
 	set->dests = (struct ringcap_dest *)set->socks;
@@ -198,7 +200,7 @@ void ringcap_dev_put(struct ringcap_dev *rd)
 		return;
 	list_del(&rd->node);
 	kfree(rcu_dereference_protected(rd->set, true));
-	kfree(rd);
+	kfree_rcu(rd, rcu);
 }
 
 unsigned int ringcap_dev_nr_queues(struct net_device *dev)
@@ -246,9 +248,10 @@ int ringcap_dev_bind(struct ringcap_sock *rs)
 	err = ringcap_dev_publish(rd, rs, NULL, false);
 	if (err)
 		goto err_del;
-	rs->rd = rd;
+	WRITE_ONCE(rs->rd, rd);
 	if (first)
 		dev_add_pack(&rd->pt);
+	ringcap_xdp_update(rd, false);
 	return 0;
 
 err_del:
@@ -272,12 +275,13 @@ void ringcap_dev_unbind(struct ringcap_sock *rs)
 	if (!rd)
 		return;
 	list_del(&rs->dev_node);
+	ringcap_xdp_update(rd, true);
 	ringcap_dev_publish(rd, NULL, rs, false);
 	if (list_empty(&rd->socks))
 		dev_remove_pack(&rd->pt);
 	else
 		synchronize_net();
-	rs->rd = NULL;
+	WRITE_ONCE(rs->rd, NULL);
 	ringcap_dev_put(rd);
 }
 

@@ -22,13 +22,18 @@ static int __init ringcap_init(void)
 	err = ringcap_proc_init();
 	if (err)
 		goto err_bind;
-	err = ringcap_sock_init();
+	err = ringcap_xdp_init();
 	if (err)
 		goto err_proc;
+	err = ringcap_sock_init();
+	if (err)
+		goto err_xdp;
 	pr_info("version %s, family %u, transparent_mode %d\n",
 		RINGCAP_VERSION, ringcap_family_nr, ringcap_mode());
 	return 0;
 
+err_xdp:
+	ringcap_xdp_exit();
 err_proc:
 	ringcap_proc_exit();
 err_bind:
@@ -41,6 +46,7 @@ err_capture:
 static void __exit ringcap_exit(void)
 {
 	ringcap_sock_exit();
+	ringcap_xdp_exit();
 	ringcap_proc_exit();
 	ringcap_bind_exit();
 	ringcap_capture_exit();

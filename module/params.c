@@ -39,9 +39,14 @@ static int ringcap_param_set(const char *val, const struct kernel_param *kp,
 	return 0;
 }
 
+/* Devices on the XDP path follow the mode at once (xdp.c). */
 static int set_mode(const char *val, const struct kernel_param *kp)
 {
-	return ringcap_param_set(val, kp, 0, 2, false);
+	int err = ringcap_param_set(val, kp, 0, 2, false);
+
+	if (!err)
+		ringcap_xdp_mode_changed();
+	return err;
 }
 
 static int set_family(const char *val, const struct kernel_param *kp)

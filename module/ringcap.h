@@ -139,11 +139,19 @@ struct ringcap_dev_set {
 /* Per net_device with bound sockets or an aware driver (dev.c). */
 struct ringcap_dev {
 	struct list_head node;		/* ringcap_devs, under rtnl */
+	struct rcu_head rcu;		/* /proc and RINGCAP_PATH read under RCU */
 	struct net_device *dev;
 	unsigned int nr_rxq;		/* aware: its RX queues; else 0 */
 	struct list_head socks;		/* bound sockets, under rtnl */
 	struct packet_type pt;		/* mode 0 hook while socks is non-empty */
 	struct ringcap_dev_set __rcu *set;	/* never NULL */
+	/* mode 2 through XDP (xdp.c), under rtnl */
+	struct list_head xdp_node;	/* while xdp_file is held */
+	struct file *xdp_file;		/* the reader's BPF link */
+	struct bpf_map *xdp_map;	/* the program's ringcap_cfg */
+	int xdp_target;			/* ifindex of the redirect target */
+	bool xdp_native;		/* the driver has native XDP */
+	int xdp_error;			/* the reader's failed attach, errno */
 };
 
 /* ring.c */
@@ -160,6 +168,7 @@ int ringcap_capture_init(void);
 void ringcap_capture_exit(void);
 struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f);
 void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len);
+void ringcap_frame_untag(struct ringcap_frame *f);
 void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
 int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev);
@@ -182,6 +191,16 @@ int ringcap_dev_open_all(struct ringcap_dev *rd);
 void ringcap_dev_close_all(struct ringcap_dev *rd);
 bool ringcap_set_deliver(struct ringcap_dev_set *set, struct ringcap_frame *f,
 			 const u32 *skip);
+
+/* xdp.c */
+int ringcap_xdp_set_link(struct ringcap_sock *rs,
+			 const struct ringcap_xdp_link *req);
+void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving);
+void ringcap_xdp_mode_changed(void);
+void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p);
+const char *ringcap_path_name(const struct ringcap_path *p);
+int ringcap_xdp_init(void);
+void ringcap_xdp_exit(void);
 
 /* cluster.c */
 struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,

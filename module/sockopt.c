@@ -60,6 +60,25 @@ static int ringcap_set_cluster(struct ringcap_sock *rs, sockptr_t optval,
 	return err;
 }
 
+/* The reader's XDP link for its device, or why it has none (xdp.c). */
+static int ringcap_set_xdp_link(struct ringcap_sock *rs, sockptr_t optval,
+				unsigned int optlen)
+{
+	struct ringcap_xdp_link req;
+	int err;
+
+	if (optlen != sizeof(req))
+		return -EINVAL;
+	if (copy_from_sockptr(&req, optval, sizeof(req)))
+		return -EFAULT;
+	if (!ns_capable(sock_net(&rs->sk)->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	rtnl_lock();
+	err = ringcap_xdp_set_link(rs, &req);
+	rtnl_unlock();
+	return err;
+}
+
 int ringcap_setsockopt(struct socket *sock, int level, int optname,
 		       sockptr_t optval, unsigned int optlen)
 {
@@ -71,6 +90,8 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 		return -ENOPROTOOPT;
 	if (optname == RINGCAP_CLUSTER)
 		return ringcap_set_cluster(rs, optval, optlen);
+	if (optname == RINGCAP_XDP_LINK)
+		return ringcap_set_xdp_link(rs, optval, optlen);
 	if (optlen != sizeof(val))
 		return optname >= RINGCAP_RING_SIZE &&
 		       optname <= RINGCAP_PROMISC ? -EINVAL : -ENOPROTOOPT;
@@ -127,6 +148,7 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 	struct ringcap_sock *rs = ringcap_sk(sock->sk);
 	struct ringcap_ring_info info;
 	struct ringcap_cluster cl;
+	struct ringcap_path path;
 	struct ringcap_stats st;
 	struct ringcap_ring *ring;
 	const void *src;
@@ -177,6 +199,13 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		mutex_unlock(&rs->lock);
 		src = &cl;
 		len = len < (int)sizeof(cl) ? -1 : (int)sizeof(cl);
+		goto copy;
+	case RINGCAP_PATH:
+		rcu_read_lock();
+		ringcap_xdp_path(rs, &path);
+		rcu_read_unlock();
+		src = &path;
+		len = len < (int)sizeof(path) ? -1 : (int)sizeof(path);
 		goto copy;
 	case RINGCAP_STATS:
 		ringcap_get_stats(rs, &st);

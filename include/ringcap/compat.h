@@ -34,4 +34,15 @@
 #define PCI_IRQ_INTX	PCI_IRQ_LEGACY
 #endif
 
+/*
+ * 6.3 made redirect targets declare ndo_xdp_xmit in dev->xdp_features;
+ * 6.1 checks only for the method.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#define ringcap_xdp_features_ndo_xmit(dev)	do { } while (0)
+#else
+#define ringcap_xdp_features_ndo_xmit(dev)	\
+	((dev)->xdp_features = NETDEV_XDP_ACT_NDO_XMIT)
+#endif
+
 #endif /* _RINGCAP_COMPAT_H */

@@ -73,10 +73,12 @@ struct sockaddr_ringcap {
 #define RINGCAP_PROMISC		5	/* 0 or 1 (default 1), set before bind (else EBUSY) */
 /* struct-sized */
 #define RINGCAP_CLUSTER		6	/* struct ringcap_cluster, set before bind (else EBUSY) */
+#define RINGCAP_XDP_LINK	7	/* struct ringcap_xdp_link, write-only, after bind */
 /* read-only */
 #define RINGCAP_RING_INFO	16	/* struct ringcap_ring_info */
 #define RINGCAP_STATS		17	/* struct ringcap_stats */
 #define RINGCAP_ABI		18	/* __u32 RINGCAP_ABI_VERSION */
+#define RINGCAP_PATH		19	/* struct ringcap_path */
 
 /*
  * Limits of the options above; a value outside them is EINVAL. The module
@@ -146,6 +148,74 @@ struct sockaddr_ringcap {
 struct ringcap_cluster {
 	__u32	id;
 	__u32	policy;
+};
+
+/*
+ * Which path feeds a bound socket's device (RINGCAP_PATH), and in mode 2
+ * on a device without an aware driver, why not XDP.
+ *
+ * Mode 2 on such a device captures before any skb is built: a small XDP
+ * program (libringcap's, attached by the reader as a BPF link on the
+ * device and handed over with RINGCAP_XDP_LINK) redirects the frames that
+ * bound sockets want into the namespace's ringcapxdpN device, whose
+ * ndo_xdp_xmit() puts them into the rings; other frames go on to the
+ * stack. The module holds the link while sockets are bound to the device
+ * and drops it (the program is detached) after the last one leaves. Where
+ * that cannot happen, the device keeps the mode 0 hook and `why` says why.
+ *
+ *   path  RINGCAP_PATH_UNBOUND, _HOOK (the standard mode 0 hook), _AWARE
+ *         (an aware driver, modes 1 and 2), _XDP
+ *   why   with _HOOK in mode 2: RINGCAP_XDP_NO_NATIVE (the driver has no
+ *         native XDP), _NO_PROGRAM (no program handed over yet: a raw
+ *         socket user, or one bound before mode 2), _REFUSED (attaching
+ *         failed with `error`: EBUSY when the device runs an XDP program
+ *         of its own, EPERM without CAP_NET_ADMIN and CAP_BPF); else
+ *         RINGCAP_XDP_NONE
+ *
+ * struct ringcap_xdp_link: fd a BPF link of libringcap's program attached
+ * to the bound device in native mode, or -1 with error the positive errno
+ * the attach failed with, which the module reports as _REFUSED. Needs
+ * CAP_NET_ADMIN (EPERM); EINVAL when unbound, on an aware device, or for
+ * a link that is not such a program; EBUSY when the device has a link.
+ */
+#define RINGCAP_PATH_UNBOUND	0
+#define RINGCAP_PATH_HOOK	1
+#define RINGCAP_PATH_AWARE	2
+#define RINGCAP_PATH_XDP	3
+
+#define RINGCAP_XDP_NONE	0
+#define RINGCAP_XDP_NO_NATIVE	1
+#define RINGCAP_XDP_NO_PROGRAM	2
+#define RINGCAP_XDP_REFUSED	3
+
+struct ringcap_path {
+	__u32	path;
+	__u32	why;
+	__s32	error;
+	__u32	__pad;
+};
+
+struct ringcap_xdp_link {
+	__s32	fd;
+	__s32	error;
+};
+
+/*
+ * What the XDP program and the module share: an ARRAY map named
+ * ringcap_cfg of __u32 keys and values, written by the module only, and
+ * struct ringcap_xdp_meta as the metadata right before each redirected
+ * frame (a redirected frame does not say where it came from).
+ */
+#define RINGCAP_XDP_CFG_TARGET	0	/* ifindex to redirect to; 0: pass all */
+#define RINGCAP_XDP_CFG_DEV	1	/* ifindex of the device the link is on */
+#define RINGCAP_XDP_CFG_ANY	2	/* nonzero: a socket wants every queue */
+#define RINGCAP_XDP_CFG_QUEUE0	3	/* + q: nonzero, a socket wants queue q */
+#define RINGCAP_XDP_QUEUES	256	/* frames of later queues pass unless ANY */
+#define RINGCAP_XDP_CFG_ENTRIES	(RINGCAP_XDP_CFG_QUEUE0 + RINGCAP_XDP_QUEUES)
+
+struct ringcap_xdp_meta {
+	__u32	ifindex;	/* the receiving device */
+	__u32	queue;		/* its RX queue */
 };
 
 struct ringcap_ring_info {

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Mode 2 on devices with native XDP and no aware driver: capture before
+ * the skb. The reader attaches libringcap's XDP program to the device as a
+ * BPF link and hands the link over (RINGCAP_XDP_LINK); the module keeps it
+ * while sockets are bound there and steers the program through its
+ * ringcap_cfg map: redirect the frames some socket wants into this
+ * namespace's ringcapxdpN device, pass the rest. That device's
+ * ndo_xdp_xmit() receives the frames in batches, without an skb, and
+ * offers them to the device's set as the aware path does.
+ *
+ * Every frame takes exactly one of two ways, the redirect or the stack
+ * (where the mode 0 hook sees it), and each delivers to the set current
+ * when the frame arrives; so a change of mode or of the bound sockets
+ * neither loses nor duplicates a frame. The one care needed: a frame
+ * redirected for a socket must still find it, so a socket leaves the
+ * map, and a grace period passes, before it leaves the set.
+ */
+#include <linux/bpf.h>
+#include <linux/file.h>
+#include <linux/filter.h>
+#include <linux/if_arp.h>
+#include <linux/magic.h>
+#include <linux/rtnetlink.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/xdp.h>
+#include "ringcap.h"
+
+/* Devices whose link the module holds: under rtnl, RCU for the xmit. */
+static LIST_HEAD(ringcap_xdp_devs);
+
+static unsigned int ringcap_xdp_net_id;
+struct ringcap_xdp_net {
+	struct net_device *target;	/* under rtnl; made on first use */
+};
+
+/* The device holding a link that redirected to target, by ifindex. */
+static struct ringcap_dev *ringcap_xdp_find(const struct net_device *target,
+					    int ifindex)
+{
+	struct ringcap_dev *rd;
+
+	list_for_each_entry_rcu(rd, &ringcap_xdp_devs, xdp_node)
+		if (rd->dev->ifindex == ifindex &&
+		    net_eq(dev_net(rd->dev), dev_net(target)))
+			return rd;
+	return NULL;
+}
+
+/*
+ * Offer one redirected frame to its device's set. Its origin is in the
+ * metadata the program wrote: a redirected frame carries no pointer to
+ * its device. *from and *rd cache the last lookup of a batch.
+ */
+static bool ringcap_xdp_offer(struct net_device *target,
+			      struct xdp_frame *xdpf, int *from,
+			      struct ringcap_dev **rd)
+{
+	const struct ringcap_xdp_meta *meta = xdpf->data - sizeof(*meta);
+	struct ringcap_frame f = {
+		.data = xdpf->data,
+		.len = xdpf->len,
+	};
+
+	if (xdpf->metasize < sizeof(*meta) || xdpf->len < ETH_HLEN)
+		return false;
+	if (meta->ifindex != *from) {
+		*from = meta->ifindex;
+		*rd = ringcap_xdp_find(target, *from);
+	}
+	if (!*rd)
+		return false;
+	f.dev = (*rd)->dev;
+	f.ifindex = *from;
+	f.queue = min_t(u32, meta->queue, RINGCAP_QUEUE_ANY - 1);
+	f.tstamp_ns = ktime_get_real_ns();
+	ringcap_frame_untag(&f);
+	return ringcap_set_deliver(rcu_dereference((*rd)->set), &f, NULL);
+}
+
+/*
+ * The target device's ndo_xdp_xmit(), in the receiving driver's NAPI
+ * poll. Every frame is consumed: offered, then given back. One no set
+ * wanted (its socket left in between, or it came from elsewhere) counts
+ * in the target's tx_dropped.
+ */
+static int ringcap_xdp_xmit(struct net_device *target, int n,
+			    struct xdp_frame **frames, u32 flags)
+{
+	struct ringcap_dev *rd = NULL;
+	int i, from = 0;
+
+	rcu_read_lock();
+	for (i = 0; i < n; i++) {
+		if (!ringcap_xdp_offer(target, frames[i], &from, &rd))
+			dev_core_stats_tx_dropped_inc(target);
+		xdp_return_frame(frames[i]);
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* Nothing is sent through the target; the stack's frames are dropped. */
+static netdev_tx_t ringcap_xdp_start_xmit(struct sk_buff *skb,
+					  struct net_device *dev)
+{
+	dev_core_stats_tx_dropped_inc(dev);
+	dev_kfree_skb_any(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops ringcap_xdp_ops = {
+	.ndo_start_xmit = ringcap_xdp_start_xmit,
+	.ndo_xdp_xmit = ringcap_xdp_xmit,
+};
+
+static void ringcap_xdp_setup(struct net_device *dev)
+{
+	dev->netdev_ops = &ringcap_xdp_ops;
+	dev->type = ARPHRD_NONE;
+	dev->flags = IFF_NOARP;
+	dev->priv_flags |= IFF_NO_QUEUE;
+	/* Redirects check the frame against the MTU. */
+	dev->mtu = ETH_MAX_MTU;
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = ETH_MAX_MTU;
+	dev->needs_free_netdev = true;
+	ringcap_xdp_features_ndo_xmit(dev);
+}
+
+/* The namespace's target device, made and brought up on first use. */
+static struct net_device *ringcap_xdp_target(struct net *net)
+{
+	struct ringcap_xdp_net *xn = net_generic(net, ringcap_xdp_net_id);
+	struct net_device *dev;
+	int err;
+
+	ASSERT_RTNL();
+	if (xn->target)
+		return xn->target;
+	dev = alloc_netdev(0, "ringcapxdp%d", NET_NAME_ENUM,
+			   ringcap_xdp_setup);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	dev_net_set(dev, net);
+	err = register_netdevice(dev);
+	if (err)
+		goto err_free;
+	err = dev_open(dev, NULL);
+	if (err)
+		goto err_unregister;
+	xn->target = dev;
+	return dev;
+
+err_unregister:
+	unregister_netdevice(dev);
+	return ERR_PTR(err);
+err_free:
+	free_netdev(dev);
+	return ERR_PTR(err);
+}
+
+static void __net_exit ringcap_xdp_net_exit(struct net *net)
+{
+	struct ringcap_xdp_net *xn = net_generic(net, ringcap_xdp_net_id);
+
+	if (!xn->target)
+		return;
+	rtnl_lock();
+	unregister_netdevice(xn->target);
+	xn->target = NULL;
+	rtnl_unlock();
+}
+
+static struct pernet_operations ringcap_xdp_net_ops = {
+	.exit = ringcap_xdp_net_exit,
+	.id = &ringcap_xdp_net_id,
+	.size = sizeof(struct ringcap_xdp_net),
+};
+
+static void ringcap_xdp_cfg(struct bpf_map *map, u32 key, u32 val)
+{
+	u32 *v;
+
+	rcu_read_lock();
+	v = map->ops->map_lookup_elem(map, &key);
+	if (v)
+		WRITE_ONCE(*v, val);
+	rcu_read_unlock();
+}
+
+/*
+ * Write rd's map from its bound sockets and the mode: which queues are
+ * wanted, then whether to redirect at all.
+ */
+static void ringcap_xdp_write(struct ringcap_dev *rd)
+{
+	DECLARE_BITMAP(want, RINGCAP_XDP_QUEUES) = {};
+	struct ringcap_sock *rs;
+	bool any = false;
+	unsigned int q;
+
+	ASSERT_RTNL();
+	list_for_each_entry(rs, &rd->socks, dev_node) {
+		if (rs->queue == RINGCAP_QUEUE_ANY)
+			any = true;
+		else if (rs->queue < RINGCAP_XDP_QUEUES)
+			__set_bit(rs->queue, want);
+	}
+	for (q = 0; q < RINGCAP_XDP_QUEUES; q++)
+		ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_QUEUE0 + q,
+				test_bit(q, want));
+	ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_ANY, any);
+	ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_DEV, rd->dev->ifindex);
+	ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_TARGET,
+			ringcap_mode() == 2 && !list_empty(&rd->socks) ?
+			rd->xdp_target : 0);
+}
+
+/* The transparent mode changed: redirect, or stop, on every device. */
+void ringcap_xdp_mode_changed(void)
+{
+	struct ringcap_dev *rd;
+
+	rtnl_lock();
+	list_for_each_entry(rd, &ringcap_xdp_devs, xdp_node)
+		ringcap_xdp_write(rd);
+	rtnl_unlock();
+}
+
+/*
+ * The map of libringcap's program on an XDP link file, or NULL if this is
+ * not one. The file is known as a BPF link by what the kernel names such
+ * files; the module keeps the file, not a link reference, because taking
+ * one from an fd is internal to the kernel's BPF code. Holding the file
+ * holds the link, and the last fput() detaches the program, outside our
+ * locks (fput() defers the release).
+ */
+static struct bpf_map *ringcap_xdp_check(struct file *file)
+{
+	struct bpf_link *link = file->private_data;
+	struct bpf_prog *prog;
+	struct bpf_map *map;
+
+	if (file_inode(file)->i_sb->s_magic != ANON_INODE_FS_MAGIC ||
+	    strcmp(file->f_path.dentry->d_name.name, "bpf_link") || !link)
+		return NULL;
+	prog = link->prog;
+	if (link->type != BPF_LINK_TYPE_XDP || !prog ||
+	    prog->type != BPF_PROG_TYPE_XDP || prog->aux->used_map_cnt != 1)
+		return NULL;
+	map = prog->aux->used_maps[0];
+	if (map->map_type != BPF_MAP_TYPE_ARRAY || map->key_size != 4 ||
+	    map->value_size != 4 ||
+	    map->max_entries != RINGCAP_XDP_CFG_ENTRIES)
+		return NULL;
+	return map;
+}
+
+/**
+ * ringcap_xdp_set_link - take over the reader's XDP link for its device
+ * @rs: a bound socket, rtnl and rs->lock held
+ * @req: the link, or the errno its attach failed with
+ *
+ * Return: 0, or -EINVAL, -EBUSY, -EBADF, -ENOMEM as the ABI says.
+ */
+int ringcap_xdp_set_link(struct ringcap_sock *rs,
+			 const struct ringcap_xdp_link *req)
+{
+	struct ringcap_dev *rd = rs->rd;
+	struct net_device *target;
+	struct bpf_map *map;
+	struct file *file;
+	int err;
+
+	ASSERT_RTNL();
+	if (!rd || rd->nr_rxq)
+		return -EINVAL;
+	if (rd->xdp_file)
+		return -EBUSY;
+	if (req->fd < 0) {
+		if (req->error <= 0)
+			return -EINVAL;
+		if (rd->xdp_error != req->error)
+			netdev_info(rd->dev, "mode 2 stays on the mode 0 hook: attaching the XDP program failed (%pe)\n",
+				    ERR_PTR(-req->error));
+		WRITE_ONCE(rd->xdp_error, req->error);
+		return 0;
+	}
+	file = fget(req->fd);
+	if (!file)
+		return -EBADF;
+	err = -EINVAL;
+	map = ringcap_xdp_check(file);
+	if (!map)
+		goto err_put;
+	target = ringcap_xdp_target(dev_net(rd->dev));
+	err = PTR_ERR(target);
+	if (IS_ERR(target))
+		goto err_put;
+
+	rd->xdp_map = map;
+	rd->xdp_target = target->ifindex;
+	WRITE_ONCE(rd->xdp_error, 0);
+	WRITE_ONCE(rd->xdp_file, file);
+	list_add_rcu(&rd->xdp_node, &ringcap_xdp_devs);
+	ringcap_xdp_write(rd);
+	netdev_info(rd->dev, "mode 2 through XDP into %s\n", target->name);
+	return 0;
+
+err_put:
+	fput(file);
+	return err;
+}
+
+/*
+ * rd's sockets changed (rtnl held). A socket just unlinked from rd->socks
+ * stops being redirected for here, and when none is left the link goes;
+ * either way, frames redirected before must find the sockets still in the
+ * set, hence the grace period before the caller publishes it.
+ */
+void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
+{
+	ASSERT_RTNL();
+	if (!rd->xdp_file)
+		return;
+	ringcap_xdp_write(rd);
+	if (!leaving)
+		return;
+	synchronize_net();
+	if (!list_empty(&rd->socks))
+		return;
+	/*
+	 * Nothing is redirected here any more; the caller's grace period
+	 * covers readers of the list.
+	 */
+	list_del_rcu(&rd->xdp_node);
+	/* The release, deferred by fput(), detaches the program. */
+	fput(rd->xdp_file);
+	WRITE_ONCE(rd->xdp_file, NULL);
+	rd->xdp_map = NULL;
+	netdev_info(rd->dev, "XDP program released\n");
+}
+
+/*
+ * Which path feeds rs's device, under RCU (a snapshot: rd outlives a
+ * grace period, and the fields it reads change under rtnl).
+ */
+void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
+{
+	struct ringcap_dev *rd = READ_ONCE(rs->rd);
+	int mode = ringcap_mode();
+
+	memset(p, 0, sizeof(*p));
+	if (!rd)
+		return;
+	p->path = RINGCAP_PATH_HOOK;
+	if (READ_ONCE(rd->nr_rxq)) {
+		if (mode)
+			p->path = RINGCAP_PATH_AWARE;
+		return;
+	}
+	if (mode != 2)
+		return;
+	p->error = READ_ONCE(rd->xdp_error);
+	if (READ_ONCE(rd->xdp_file))
+		p->path = RINGCAP_PATH_XDP;
+	else if (!rd->xdp_native)
+		p->why = RINGCAP_XDP_NO_NATIVE;
+	else if (p->error)
+		p->why = RINGCAP_XDP_REFUSED;
+	else
+		p->why = RINGCAP_XDP_NO_PROGRAM;
+}
+
+/* The path as /proc/net/ringcap names it. */
+const char *ringcap_path_name(const struct ringcap_path *p)
+{
+	static const char *const why[] = {
+		[RINGCAP_XDP_NONE] = "hook",
+		[RINGCAP_XDP_NO_NATIVE] = "hook:no-native-xdp",
+		[RINGCAP_XDP_NO_PROGRAM] = "hook:no-program",
+		[RINGCAP_XDP_REFUSED] = "hook:refused",
+	};
+
+	switch (p->path) {
+	case RINGCAP_PATH_HOOK:
+		if (p->why == RINGCAP_XDP_REFUSED && p->error == EBUSY)
+			return "hook:busy";
+		return p->why < ARRAY_SIZE(why) ? why[p->why] : "hook";
+	case RINGCAP_PATH_AWARE:
+		return "aware";
+	case RINGCAP_PATH_XDP:
+		return "xdp";
+	}
+	return "-";
+}
+
+int __init ringcap_xdp_init(void)
+{
+	return register_pernet_device(&ringcap_xdp_net_ops);
+}
+
+void ringcap_xdp_exit(void)
+{
+	unregister_pernet_device(&ringcap_xdp_net_ops);
+}

@@ -21,7 +21,8 @@ PKGS="build-essential dkms kmod cpio gzip busybox-static qemu-system-x86
       bpftrace libpcap-dev tcpdump iproute2 ethtool python3
       linux-image-amd64 linux-headers-amd64
       flex bison bc libelf-dev libssl-dev xz-utils
-      dpkg-dev debhelper dh-dkms lintian pkgconf libdbus-1-dev libbluetooth-dev tshark zlib1g-dev"
+      dpkg-dev debhelper dh-dkms lintian pkgconf libdbus-1-dev libbluetooth-dev tshark zlib1g-dev
+      clang libbpf-dev xdp-tools netsniff-ng"
 
 # `deps.sh --bench`: also what `make bench` needs for its plots.
 [ "${1:-}" != --bench ] || PKGS+=" python3-matplotlib"

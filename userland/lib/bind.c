@@ -91,8 +91,10 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 	addr.rc_family = rc->family;
 	addr.rc_ifindex = (int32_t)ifindex;
 	addr.rc_queue = queue < 0 ? RINGCAP_QUEUE_ANY : (uint16_t)queue;
-	if (!bind(rc->fd, (struct sockaddr *)&addr, sizeof(addr)))
+	if (!bind(rc->fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		rc_xdp_attach(rc, ifindex);
 		return 0;
+	}
 
 	if (errno == ERANGE)
 		why = " (the device has fewer RX queues)";

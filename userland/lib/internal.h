@@ -47,6 +47,9 @@ int rc_fail(struct ringcap *rc, int err, const char *fmt, ...)
 int rc_check_hdr(struct ringcap *rc, const struct ringcap_ring_hdr *hdr,
 		 const struct ringcap_ring_info *info);
 
+/* After bind: mode 2 through XDP where the module asks for it (xdp.c). */
+void rc_xdp_attach(struct ringcap *rc, unsigned int ifindex);
+
 /* Point rc's reader at a checked mapping; the cursor starts at consumer. */
 void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
 		    const struct ringcap_ring_info *info);

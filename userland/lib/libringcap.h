@@ -86,6 +86,19 @@ int ringcap_bind_spec(struct ringcap *rc, const char *spec);
 int ringcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
 		       int *queue);
 
+/*
+ * Which path feeds the bound device (struct ringcap_path in the ABI
+ * header): the mode 0 hook, an aware driver, or XDP. ringcap_bind() on a
+ * device with native XDP in mode 2 attaches ringcap's XDP program (needs
+ * CAP_NET_ADMIN and CAP_BPF); where it cannot, the device keeps the mode
+ * 0 hook and the path says why. ringcap_path_name() gives the name
+ * /proc/net/ringcap shows: "xdp", "aware", "hook", "hook:no-native-xdp",
+ * "hook:no-program", "hook:busy" (the device runs its own XDP program),
+ * "hook:refused" (another errno, in path->error), or "-" when unbound.
+ */
+int ringcap_path(struct ringcap *rc, struct ringcap_path *path);
+const char *ringcap_path_name(const struct ringcap_path *path);
+
 /* mmap the ring; fails with EPROTO on a magic or ABI version mismatch. */
 int ringcap_map(struct ringcap *rc);
 const struct ringcap_ring_hdr *ringcap_hdr(const struct ringcap *rc);

@@ -7,9 +7,12 @@
  *
  *   ringcount: dev=eth0 queue=all captured=1009 dropped=0 filtered=0
  *   nic_dropped=0 wakeups=17 seconds=1.23 received=1009 bytes=64576
- *   bad_consumer=0 cluster=-
+ *   bad_consumer=0 cluster=- path=hook
  *
- * (one line). captured counts frames this program read; received counts
+ * (one line). path is how the device fed the socket (xdp, aware, hook,
+ * or hook:WHY where mode 2 fell back to the mode 0 hook; see
+ * ringcap_path_name()), as read at the end, or at bind if the device has
+ * gone since. captured counts frames this program read; received counts
  * frames the kernel wrote into the ring, which is larger only by what was
  * still unread when the program stopped.
  */
@@ -41,6 +44,7 @@ struct opts {
 	uint32_t cluster_id;		/* 0: none */
 	uint32_t cluster_policy;
 	int quiet;
+	char path[24];			/* the path at bind */
 };
 
 struct tally {
@@ -74,7 +78,7 @@ static void usage(FILE *out)
 		"Per-second lines: t= fps= mbps= total= dropped= filtered= nic_dropped=\n"
 		"Last line: " PROG ": dev= queue= captured= dropped= filtered=\n"
 		"           nic_dropped= wakeups= seconds= received= bytes= bad_consumer=\n"
-		"           cluster= (ID:POLICY, or - for none)\n"
+		"           cluster= (ID:POLICY, or - for none) path=\n"
 		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n",
 		RINGCAP_SNAPLEN_MAX, sizeof(struct ringcap_rec),
 		RINGCAP_WATERMARK_MAX, RINGCAP_TIMEOUT_US_MAX,
@@ -169,8 +173,9 @@ static const char *queue_str(const struct opts *o, char *buf, size_t len)
 }
 
 /* Open, configure, bind and map; exits with a message on failure. */
-static struct ringcap *setup(const struct opts *o)
+static struct ringcap *setup(struct opts *o)
 {
+	struct ringcap_path path;
 	struct ringcap *rc;
 	int bad_arg;
 
@@ -205,6 +210,9 @@ static struct ringcap *setup(const struct opts *o)
 		fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
 		exit(1);
 	}
+	if (ringcap_path(rc, &path))
+		memset(&path, 0, sizeof(path));
+	snprintf(o->path, sizeof(o->path), "%s", ringcap_path_name(&path));
 	return rc;
 }
 
@@ -229,21 +237,25 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 {
 	struct ringcap_stats st;
 	char qbuf[16], cbuf[24] = "-";
+	struct ringcap_path path;
+	const char *pname = o->path;
 
 	if (o->cluster_id)
 		snprintf(cbuf, sizeof(cbuf), "%u:%s", o->cluster_id,
 			 ringcap_cluster_policy_name(o->cluster_policy));
+	if (!ringcap_path(rc, &path) && path.path != RINGCAP_PATH_UNBOUND)
+		pname = ringcap_path_name(&path);
 	/* Counters survive the device going away, so this normally works. */
 	if (ringcap_stats(rc, &st))
 		memset(&st, 0, sizeof(st));
-	printf(PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s\n",
+	printf(PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s path=%s\n",
 	       o->ifname, queue_str(o, qbuf, sizeof(qbuf)), tl->frames,
 	       (unsigned long long)st.dropped,
 	       (unsigned long long)st.filtered,
 	       (unsigned long long)st.nic_dropped,
 	       (unsigned long long)st.wakeups, seconds,
 	       (unsigned long long)st.received, tl->bytes,
-	       (unsigned long long)st.bad_consumer, cbuf);
+	       (unsigned long long)st.bad_consumer, cbuf, pname);
 	fflush(stdout);
 }
 

@@ -1,0 +1,338 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Mode 2 through XDP on a device with native XDP and no aware driver, a
+# veth whose peer sends from another network namespace: frames the bound
+# sockets want reach the rings and not the stack, the program comes and
+# goes with the sockets (close, SIGKILL), a queue-bound socket leaves the
+# other queue to the stack, mode switches under traffic lose and repeat
+# nothing, and where XDP cannot be had (the device runs its own program,
+# the driver has none, mode 1) the mode 0 hook captures and says why.
+# Device deletion under an XDP socket: POLLERR/ENODEV, nothing left.
+#
+# Runs in a guest as root, after run_guest.sh loaded ringcap; uses the
+# installed tools (ringcount, ringcap-run) and Debian's tcpdump, ip and
+# python3. Leaves transparent_mode at 0.
+#
+#   RC_XDP_OBJ   the XDP program object, attached the legacy way as "the
+#                device's own program" (default: libringcap's build)
+#
+# Output: TAP. Exit status: 0 all passed, 1 a test failed, 4 skipped.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"
+OBJ=${RC_XDP_OBJ:-$here/../userland/build/obj/lib/bpf/ringcap_xdp.bpf.o}
+MODE=/sys/module/ringcap/parameters/transparent_mode
+NS=rcxdp
+DEV=vx0
+PEER=vx1
+ADDR=10.77.0.1
+PADDR=10.77.0.2
+PORT=9777
+N=400
+PLAN=13
+
+n=0
+failed=0
+skipped=0
+tmp=$(mktemp -d)
+pids=()
+
+cleanup() {
+	local p
+	for p in "${pids[@]+"${pids[@]}"}"; do kill -KILL "$p" 2>/dev/null || true; done
+	echo 0 >"$MODE" 2>/dev/null || true
+	ip link del "$DEV" 2>/dev/null || true
+	ip netns del "$NS" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+echo "1..$PLAN"
+for t in ringcount ringcap-run tcpdump python3 ip; do
+	command -v "$t" >/dev/null || skip_all xdp "no $t"
+done
+[ -f "$OBJ" ] || skip_all xdp "no XDP object $OBJ (make -C userland)"
+
+# The wire: vx0 here, vx1 in $NS, two queues each, IPv4 only with static
+# neighbours, so that the datagrams sent are the only frames on it.
+veth_up() {
+	ip netns add "$NS"
+	ip link add "$DEV" numtxqueues 2 numrxqueues 2 type veth peer name \
+		"$PEER" numtxqueues 2 numrxqueues 2 netns "$NS"
+	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1"
+	ip netns exec "$NS" sysctl -qw "net.ipv6.conf.$PEER.disable_ipv6=1"
+	ip addr add "$ADDR/24" dev "$DEV"
+	ip netns exec "$NS" ip addr add "$PADDR/24" dev "$PEER"
+	ip neigh replace "$PADDR" lladdr "$(ip netns exec "$NS" cat /sys/class/net/$PEER/address)" dev "$DEV"
+	ip netns exec "$NS" ip neigh replace "$ADDR" lladdr "$(cat /sys/class/net/$DEV/address)" dev "$PEER"
+	ip link set "$DEV" up
+	ip netns exec "$NS" ip link set "$PEER" up
+}
+
+# send COUNT [PPS]: COUNT datagrams "rcx SEQ" from the peer, one flow
+send() {
+	ip netns exec "$NS" python3 - "$1" "${2:-4000}" "$ADDR" "$PORT" <<'EOF'
+import socket, sys, time
+n, pps, addr, port = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", port))
+t0 = time.monotonic()
+for i in range(n):
+    s.sendto(b"rcx %08d" % i + b"." * 40, (addr, port))
+    ahead = t0 + (i + 1) / pps - time.monotonic()
+    if ahead > 0:
+        time.sleep(ahead)
+EOF
+}
+
+# The stack's side: a UDP socket counting what it gets into $tmp/udp.
+udp_start() {
+	python3 - "$ADDR" "$PORT" "$tmp/udp" <<'EOF' &
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.settimeout(3.0)
+n = 0
+open(sys.argv[3] + ".ready", "w").close()
+try:
+    while True:
+        s.recv(2048)
+        n += 1
+except socket.timeout:
+    pass
+open(sys.argv[3], "w").write("%d\n" % n)
+EOF
+	udp_pid=$!
+	pids+=("$udp_pid")
+	wait_for 20 test -e "$tmp/udp.ready"
+}
+# udp_wait: wait for the receiver to go idle; $udp is what it got
+udp_wait() {
+	wait "$udp_pid" || true
+	udp=$(cat "$tmp/udp")
+	rm -f "$tmp/udp" "$tmp/udp.ready"
+}
+
+# rc_start SPEC: ringcount in the background, its summary into $tmp/rc
+rc_start() {
+	ringcount -i "$1" -q >"$tmp/rc" 2>"$tmp/rc.err" &
+	rc_pid=$!
+	pids+=("$rc_pid")
+	wait_for 30 eval '[ -n "$(proc_line $rc_pid)" ]'
+}
+rc_stop() {
+	kill -INT "$rc_pid" 2>/dev/null || true
+	wait "$rc_pid" || true
+	cat "$tmp/rc"
+}
+# The path column of PID's socket in /proc/net/ringcap.
+proc_path() { proc_line "$1" | awk '{ print $NF; exit }'; }
+has_xdp() { ip -d link show "$1" | grep -q 'prog/xdp'; }
+no_xdp() { ! has_xdp "$1"; }
+
+veth_up
+echo 2 >"$MODE"
+
+# 1-3: the XDP path takes what the socket wants; the stack gets it back
+# once the socket closes, and the program is gone.
+xdp_takes() {
+	local out udp
+	rc_start "$DEV" || { msg="ringcount did not bind"; return 1; }
+	[ "$(proc_path "$rc_pid")" = xdp ] ||
+		{ msg="path $(proc_path "$rc_pid"), not xdp: $(dmesg | grep ringcap | tail -n 2)"; return 1; }
+	has_xdp "$DEV" || { msg="no XDP program on $DEV"; return 1; }
+	udp_start
+	send "$N"
+	udp_wait
+	out=$(rc_stop)
+	echo "# $out"
+	msg="ringcount captured $(kv captured "$out") of $N, path $(kv path "$out"), the UDP socket got $udp"
+	[ "$(kv captured "$out")" = "$N" ] && [ "$udp" = 0 ] &&
+		[ "$(kv path "$out")" = xdp ]
+}
+tcase "mode 2 on veth: the ring gets every datagram through XDP, the stack none" xdp_takes
+
+gone_after_close() {
+	local udp
+	wait_for 10 no_xdp "$DEV" || { msg="program still attached"; return 1; }
+	udp_start
+	send "$N"
+	udp_wait
+	msg="the UDP socket got $udp of $N"
+	[ "$udp" = "$N" ]
+}
+tcase "after close: the program is gone, the stack gets every datagram" gone_after_close
+
+gone_after_kill() {
+	rc_start "$DEV" || { msg="ringcount did not bind"; return 1; }
+	has_xdp "$DEV" || { msg="no program to begin with"; return 1; }
+	kill -KILL "$rc_pid"
+	wait "$rc_pid" 2>/dev/null || true
+	wait_for 10 no_xdp "$DEV" || { msg="program still attached after SIGKILL"; return 1; }
+}
+tcase "after SIGKILL of the reader: the program is gone" gone_after_kill
+
+# 4: a socket on one queue leaves the other queue to the stack. The
+# peer's one flow leaves on one TX queue, which veth maps to one RX queue;
+# which one is the kernel's choice, so both are tried: bound to the queue
+# the flow arrives on, the socket takes every datagram and the stack none;
+# bound to the other, the stack gets every datagram. (What the mode 0 hook
+# then offers the socket is veth's business: its skbs record no RX queue,
+# which the hook reads as queue 0.)
+queue_bound() {
+	local q out cap took=0 left=0
+	msg=
+	for q in 0 1; do
+		rc_start "$DEV@$q" || { msg="ringcount on queue $q did not bind"; return 1; }
+		udp_start
+		send 200
+		udp_wait
+		out=$(rc_stop)
+		cap=$(kv captured "$out")
+		msg+="queue $q: ring $cap, stack $udp; "
+		if [ "$udp" = 0 ] && [ "$cap" = 200 ]; then
+			took=$((took + 1))
+		elif [ "$udp" = 200 ]; then
+			left=$((left + 1))
+		fi
+	done
+	[ "$took" = 1 ] && [ "$left" = 1 ]
+}
+tcase "a queue-bound socket takes its queue and leaves the other to the stack" queue_bound
+
+# 5: 2 -> 0 -> 2 -> 0 under traffic: an unchanged tcpdump through
+# libpcap-ring sees every datagram exactly once, whichever way it came.
+switch_exact() {
+	local seqs
+	ringcap-run tcpdump -i "$DEV" -w "$tmp/sw.pcap" -U -n udp 2>"$tmp/td.err" &
+	td_pid=$!
+	pids+=("$td_pid")
+	wait_for 60 eval '[ -n "$(proc_line $td_pid)" ]' ||
+		{ msg="tcpdump did not bind: $(cat "$tmp/td.err")"; return 1; }
+	[ "$(proc_path "$td_pid")" = xdp ] || { msg="path $(proc_path "$td_pid")"; return 1; }
+	echo 0 >"$MODE"
+	send 1200 400 &
+	local snd=$!
+	sleep 1; echo 2 >"$MODE"
+	sleep 1; echo 0 >"$MODE"
+	wait "$snd"
+	sleep 2
+	kill -INT "$td_pid"
+	wait "$td_pid" || true
+	echo 2 >"$MODE"
+	seqs=$(python3 - "$tmp/sw.pcap" <<'EOF'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, seen = 24, []
+while off + 16 <= len(d):
+    incl = struct.unpack_from("<I", d, off + 8)[0]
+    pkt = d[off + 16:off + 16 + incl]
+    off += 16 + incl
+    i = pkt.find(b"rcx ")
+    if i >= 0:
+        seen.append(int(pkt[i + 4:i + 12]))
+print(len(seen), len(set(seen)), min(seen) if seen else -1, max(seen) if seen else -1)
+gaps, prev = [], -1
+for x in sorted(set(seen)) + [1200]:
+    if x != prev + 1:
+        gaps.append("%d-%d" % (prev + 1, x - 1))
+    prev = x
+print("missing", " ".join(gaps[:20]) or "none")
+EOF
+)
+	msg="frames, distinct, first, last: $seqs; gro: $(ethtool -k "$DEV" 2>/dev/null | grep -E "^(rx-gro-list|generic-receive-offload|rx-udp-gro-forwarding):" | tr "\n" " "); $(grep -E 'drop|captured' "$tmp/td.err" | tr '\n' ' ')"
+	[ "$(head -n 1 <<<"$seqs")" = "1200 1200 0 1199" ]
+}
+tcase "switching 2->0->2->0 under traffic: every datagram exactly once" switch_exact
+
+# 6: a cluster on the XDP path: round robin over two members.
+cluster_rr() {
+	local a b ca cb
+	ringcount -i "$DEV" -q -C 5:rr >"$tmp/ca" 2>&1 &
+	a=$!
+	ringcount -i "$DEV" -q -C 5:rr >"$tmp/cb" 2>&1 &
+	b=$!
+	pids+=("$a" "$b")
+	wait_for 30 eval '[ -n "$(proc_line $a)" ] && [ -n "$(proc_line $b)" ]' ||
+		{ msg="members did not bind"; return 1; }
+	[ "$(proc_path "$a")" = xdp ] || { msg="path $(proc_path "$a")"; return 1; }
+	send 301
+	sleep 1
+	kill -INT "$a" "$b"
+	wait "$a" "$b" || true
+	ca=$(kv captured "$(cat "$tmp/ca")")
+	cb=$(kv captured "$(cat "$tmp/cb")")
+	msg="members captured $ca and $cb of 301"
+	[ $((ca + cb)) = 301 ] && [ $((ca - cb)) -le 1 ] && [ $((cb - ca)) -le 1 ]
+}
+tcase "a 2-member rr cluster on the XDP path splits 301 datagrams 150/151" cluster_rr
+
+# 7-8: the device's own program stays; ringcap keeps the hook and says so.
+own_program() {
+	local id out
+	ip link set dev "$DEV" xdpdrv obj "$OBJ" sec xdp || { msg="could not attach $OBJ"; return 1; }
+	id=$(ip -d link show "$DEV" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	rc_start "$DEV" || { msg="ringcount did not bind"; return 1; }
+	udp_start
+	send 200
+	udp_wait
+	[ "$(proc_path "$rc_pid")" = hook:busy ] || { msg="path $(proc_path "$rc_pid")"; rc_stop >/dev/null; return 1; }
+	out=$(rc_stop)
+	msg="captured $(kv captured "$out") of 200, path $(kv path "$out"), program id $id then $(ip -d link show "$DEV" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')"
+	[ "$(kv captured "$out")" = 200 ] && [ "$(kv path "$out")" = hook:busy ] &&
+		ip -d link show "$DEV" | grep -q "prog/xdp id $id " &&
+		dmesg | grep -q "$DEV: mode 2 stays on the mode 0 hook: attaching the XDP program failed (-EBUSY)"
+}
+tcase "a device with its own XDP program keeps it; the hook captures, path hook:busy, logged" own_program
+ip link set dev "$DEV" xdpdrv off 2>/dev/null || true
+
+no_native() {
+	local out
+	out=$(ringcount -i lo -d 0.5 -q 2>&1) || true
+	msg="$out"
+	[ "$(kv path "$out")" = hook:no-native-xdp ]
+}
+tcase "a driver without native XDP (lo) keeps the hook: path hook:no-native-xdp" no_native
+
+mode1_hook() {
+	local out
+	echo 1 >"$MODE"
+	out=$(ringcount -i "$DEV" -d 0.5 -q 2>&1) || true
+	echo 2 >"$MODE"
+	msg="$out"
+	[ "$(kv path "$out")" = hook ] && wait_for 10 no_xdp "$DEV"
+}
+tcase "mode 1 on an XDP device stays on the standard path, no program" mode1_hook
+
+ringstat_shows() {
+	local line
+	rc_start "$DEV" || return 1
+	line=$(ringstat 2>/dev/null | grep -Ew "^ *$rc_pid" || true)
+	rc_stop >/dev/null
+	msg="ringstat: $line"
+	grep -qw xdp <<<"$line"
+}
+tcase "ringstat shows the path" ringstat_shows
+
+# 10-12: the device goes away under an XDP socket.
+unregister() {
+	local out rc=0
+	rc_start "$DEV" || return 1
+	[ "$(proc_path "$rc_pid")" = xdp ] || { msg="path $(proc_path "$rc_pid")"; return 1; }
+	ip link del "$DEV"
+	wait "$rc_pid" || rc=$?
+	out=$(cat "$tmp/rc.err")
+	msg="exit $rc: $out"
+	[ "$rc" = 1 ] && grep -Eq "No such device|went away" <<<"$out"
+}
+tcase "device deleted under an XDP socket: the reader gets ENODEV" unregister
+check "no socket left in /proc/net/ringcap" eval '[ "$(awk "NR > 2" /proc/net/ringcap | wc -l)" = 0 ]'
+check "no oops, warning or BUG in the kernel log" eval '! dmesg | grep -Eq "BUG:|WARNING:|Oops|kmemleak: [1-9]"'
+
+echo "# $n run, $failed failed, $skipped skipped"
+[ "$failed" = 0 ] || exit 1
+[ "$skipped" = 0 ] || exit 4
+exit 0

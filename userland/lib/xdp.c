@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
+/*
+ * Mode 2 on devices with native XDP but no aware driver: after bind, when
+ * the module says it waits for a program (RINGCAP_PATH), load the one
+ * built from bpf/ringcap_xdp.bpf.c and embedded in this library, attach it
+ * to the device as a native-mode BPF link, and hand the link over with
+ * RINGCAP_XDP_LINK. The module owns it from then on: it detaches when the
+ * device's last ringcap socket goes, whoever closes it and however. When
+ * attaching fails (the device runs an XDP program of its own: EBUSY; no
+ * CAP_BPF: EPERM), the errno goes to the module instead, which logs it and
+ * shows the fallback to the mode 0 hook in /proc/net/ringcap.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <sys/socket.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "internal.h"
+
+/* The program's ELF object (xdp_obj.S). */
+extern const unsigned char rc_xdp_obj[], rc_xdp_obj_end[];
+
+int ringcap_path(struct ringcap *rc, struct ringcap_path *path)
+{
+	socklen_t len = sizeof(*path);
+
+	memset(path, 0, sizeof(*path));
+	if (!getsockopt(rc->fd, SOL_RINGCAP, RINGCAP_PATH, path, &len))
+		return 0;
+	return rc_fail(rc, errno, "reading the capture path: %s",
+		       strerror(errno));
+}
+
+const char *ringcap_path_name(const struct ringcap_path *path)
+{
+	switch (path->path) {
+	case RINGCAP_PATH_AWARE:
+		return "aware";
+	case RINGCAP_PATH_XDP:
+		return "xdp";
+	case RINGCAP_PATH_HOOK:
+		break;
+	default:
+		return "-";
+	}
+	switch (path->why) {
+	case RINGCAP_XDP_NO_NATIVE:
+		return "hook:no-native-xdp";
+	case RINGCAP_XDP_NO_PROGRAM:
+		return "hook:no-program";
+	case RINGCAP_XDP_REFUSED:
+		return path->error == EBUSY ? "hook:busy" : "hook:refused";
+	}
+	return "hook";
+}
+
+/* libbpf reports failures on stderr; ours go to the module instead. */
+static int rc_bpf_quiet(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+/* A BPF link of the program on ifindex in native mode, or -errno. */
+static int rc_xdp_link(unsigned int ifindex)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oopts,
+		    .object_name = "ringcap_xdp");
+	LIBBPF_OPTS(bpf_link_create_opts, lopts,
+		    .flags = XDP_FLAGS_DRV_MODE);
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	int fd, err;
+
+	obj = bpf_object__open_mem(rc_xdp_obj, rc_xdp_obj_end - rc_xdp_obj,
+				   &oopts);
+	if (!obj)
+		return -errno;
+	err = bpf_object__load(obj);
+	if (err)
+		goto out;
+	prog = bpf_object__find_program_by_name(obj, "ringcap_xdp");
+	if (!prog) {
+		err = -ENOENT;
+		goto out;
+	}
+	fd = bpf_link_create(bpf_program__fd(prog), ifindex, BPF_XDP, &lopts);
+	err = fd < 0 ? -errno : fd;
+out:
+	/* The link holds the program, and the program its map. */
+	bpf_object__close(obj);
+	return err;
+}
+
+/*
+ * Called by ringcap_bind() once bound; never fails the bind: a device that
+ * cannot have the program keeps the mode 0 hook, and says so.
+ */
+void rc_xdp_attach(struct ringcap *rc, unsigned int ifindex)
+{
+	struct ringcap_xdp_link req = { .fd = -1 };
+	libbpf_print_fn_t old;
+	struct ringcap_path path;
+	int ret;
+
+	if (ringcap_path(rc, &path) || path.path != RINGCAP_PATH_HOOK ||
+	    path.why != RINGCAP_XDP_NO_PROGRAM)
+		return;
+	old = libbpf_set_print(rc_bpf_quiet);
+	ret = rc_xdp_link(ifindex);
+	libbpf_set_print(old);
+	if (ret >= 0)
+		req.fd = ret;
+	else
+		req.error = -ret;
+	/*
+	 * EBUSY: another socket's link got there first, which serves this
+	 * one as well; the path says what became of it either way.
+	 */
+	setsockopt(rc->fd, SOL_RINGCAP, RINGCAP_XDP_LINK, &req, sizeof(req));
+	if (req.fd >= 0)
+		close(req.fd);
+}

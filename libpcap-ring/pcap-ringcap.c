@@ -15,16 +15,37 @@
  *                  error that says why if ringcap cannot be used
  *   ringcap:eth0@1 the same for queue 1
  *
+ * Tools that hand the name to the OS (ioctl(SIOCGIFADDR), argus) or parse
+ * it themselves (softflowd's "index:name") break on the two name forms,
+ * so each has an environment variable that keeps the plain name:
+ * RINGCAP_REQUIRE for "ringcap:", RINGCAP_QUEUE for "@queue". They, and
+ * RINGCAP_CLUSTER, apply to every device name that reaches this source
+ * (libpcap's other sources, "nflog", "usbmon0", ..., claim theirs first)
+ * and, like the name forms, mean ringcap or an error, never the fallback.
+ *
  * The choice is made when the handle is created (pcap_create()), so an
  * activation error on a ringcap device is reported as such rather than
- * silently turned into an AF_PACKET capture.
+ * silently turned into an AF_PACKET capture. A malformed variable fails
+ * pcap_create() itself, naming the variable and its value.
  *
  * Environment (the one place these knobs are documented; docs/LIBPCAP.md
  * repeats them for users)
  *
  *   RINGCAP_DISABLE=1     plain device names use the normal Linux capture
  *                         ("0" or empty: not disabled); explicit ringcap
- *                         names (eth0@1, ringcap:eth0) then fail
+ *                         names (eth0@1, ringcap:eth0) and the three
+ *                         variables below then fail
+ *   RINGCAP_REQUIRE=1     every device through ringcap, never the
+ *                         fallback, as if named ringcap:DEV ("0" or
+ *                         empty: not required)
+ *   RINGCAP_QUEUE=N       RX queue N (0..65534) of every device, as if
+ *                         named DEV@N; ringcap required. With a queue in
+ *                         the name as well, the two must agree
+ *   RINGCAP_CLUSTER=ID[:flow|rr|queue]
+ *                         join cluster ID (1..4294967295; policy flow if
+ *                         left out) before bind: the processes that join
+ *                         the same ID on a device share its frames, each
+ *                         frame to one of them; ringcap required
  *   RINGCAP_WATERMARK=N   N, frames per wake-up outside immediate mode
  *                         (default RC_PCAP_WATERMARK, 64)
  *   RINGCAP_RING_SIZE=B   ring data bytes, rounded up to a power of two
@@ -34,7 +55,10 @@
  *                         max_ring_mem, or the module's ring_size if the
  *                         application sets none
  *   RINGCAP_DEBUG=1       one line on stderr per opened handle: device,
- *                         queue, N, m, ring size, kernel or user filter
+ *                         queue, cluster, N, m, ring size, kernel or user
+ *                         filter
+ *
+ * An empty variable counts as unset.
  *
  * Mapping of libpcap's options
  *
@@ -94,10 +118,23 @@
 #define RC_PCAP_UNLIMITED	1024	/* frames per read when "all" is asked */
 #define RC_PCAP_VLAN_LEN	4
 
-struct pcap_ringcap {
-	struct ringcap *rc;
+/* What a device name and the environment ask of ringcap (rc_pcap_claim). */
+struct rc_pcap_req {
 	char ifname[IFNAMSIZ];
 	int queue;		/* -1: all queues */
+	uint32_t cluster_id;	/* 0: no cluster */
+	uint32_t cluster_policy;
+	int by_name;		/* "ringcap:" or "@" in the name */
+	/*
+	 * The first variable that asks for ringcap with a plain name, as
+	 * "RINGCAP_QUEUE=1", for errors that say what to unset; "" if none.
+	 */
+	char by_env[64];
+};
+
+struct pcap_ringcap {
+	struct ringcap *rc;
+	struct rc_pcap_req req;
 	int nonblock;
 	int poll_ms;		/* blocking reads: -1 or the pcap timeout */
 	int wake_fd;		/* eventfd: pcap_breakloop() ends a poll() */
@@ -136,6 +173,50 @@ static unsigned long rc_pcap_env_num(const char *name, unsigned long def)
 	if (errno || *end || !val)
 		return def;
 	return val;
+}
+
+/*
+ * RINGCAP_QUEUE: decimal digits only, below RINGCAP_QUEUE_ANY; *queue is
+ * -1 when unset. -1 with the reason in ebuf when malformed.
+ */
+static int rc_pcap_env_queue(int *queue, char *ebuf)
+{
+	const char *v = getenv("RINGCAP_QUEUE"), *s;
+	long val = 0;
+
+	*queue = -1;
+	if (!v || !*v)
+		return 0;
+	for (s = v; *s; s++) {
+		if (*s < '0' || *s > '9')
+			goto bad;
+		val = val * 10 + (*s - '0');
+		if (val >= RINGCAP_QUEUE_ANY)
+			goto bad;
+	}
+	*queue = (int)val;
+	return 0;
+bad:
+	snprintf(ebuf, PCAP_ERRBUF_SIZE,
+		 "ringcap: RINGCAP_QUEUE=\"%s\": expected a queue number 0..%d",
+		 v, RINGCAP_QUEUE_ANY - 1);
+	return -1;
+}
+
+/* RINGCAP_CLUSTER, through libringcap's parser; id 0 when unset. */
+static int rc_pcap_env_cluster(struct rc_pcap_req *req, char *ebuf)
+{
+	const char *v = getenv("RINGCAP_CLUSTER");
+
+	req->cluster_id = 0;
+	if (!v || !*v)
+		return 0;
+	if (!ringcap_parse_cluster(v, &req->cluster_id, &req->cluster_policy))
+		return 0;
+	snprintf(ebuf, PCAP_ERRBUF_SIZE,
+		 "ringcap: RINGCAP_CLUSTER=\"%s\": expected ID[:flow|rr|queue] with ID 1..%u",
+		 v, UINT32_MAX);
+	return -1;
 }
 
 static int rc_pcap_module_loaded(void)
@@ -351,14 +432,14 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 		}
 		memset(&sll, 0, sizeof(sll));
 		sll.sll_family = AF_PACKET;
-		sll.sll_ifindex = if_nametoindex(prc->ifname);
+		sll.sll_ifindex = if_nametoindex(prc->req.ifname);
 		/* Protocol 0: this socket sends only, it receives nothing. */
 		if (!sll.sll_ifindex ||
 		    bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
 			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE,
 						  errno ? errno : ENODEV,
 						  "ringcap: inject bind to %s",
-						  prc->ifname);
+						  prc->req.ifname);
 			close(fd);
 			return PCAP_ERROR;
 		}
@@ -395,9 +476,9 @@ static int rc_pcap_setfilter(pcap_t *p, struct bpf_program *fp)
 	 */
 	ringcap_clear_filter(prc->rc);
 	prc->ufilter_always = 1;
-	if (getenv("RINGCAP_DEBUG"))
+	if (rc_pcap_env_flag("RINGCAP_DEBUG"))
 		fprintf(stderr, "ringcap: %s: filtering in user space (%s)\n",
-			prc->ifname, ringcap_errmsg(prc->rc));
+			prc->req.ifname, ringcap_errmsg(prc->rc));
 	return 0;
 }
 
@@ -547,12 +628,20 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 	}
 	if (ringcap_set_wakeup(rc, wm, m))
 		return -1;
-	if (ringcap_bind(rc, prc->ifname, prc->queue) || ringcap_map(rc))
+	/* The module takes members only before bind. */
+	if (prc->req.cluster_id &&
+	    ringcap_set_cluster(rc, prc->req.cluster_id,
+				prc->req.cluster_policy))
 		return -1;
-	if (getenv("RINGCAP_DEBUG"))
+	if (ringcap_bind(rc, prc->req.ifname, prc->req.queue) || ringcap_map(rc))
+		return -1;
+	if (rc_pcap_env_flag("RINGCAP_DEBUG"))
 		fprintf(stderr,
-			"ringcap: %s queue %d: N=%lu m=%s%u us ring=%u snaplen=%u\n",
-			prc->ifname, prc->queue, wm,
+			"ringcap: %s queue %d cluster %u:%s: N=%lu m=%s%u us ring=%u snaplen=%u\n",
+			prc->req.ifname, prc->req.queue, prc->req.cluster_id,
+			prc->req.cluster_id ?
+			ringcap_cluster_policy_name(prc->req.cluster_policy) :
+			"-", wm,
 			m == RINGCAP_WAKEUP_KEEP ? "default/" : "",
 			m == RINGCAP_WAKEUP_KEEP ? 0 : m,
 			ringcap_hdr(rc)->data_size, snap);
@@ -566,17 +655,39 @@ static int rc_pcap_activate(pcap_t *p)
 
 	if (p->opt.rfmon)
 		return PCAP_ERROR_RFMON_NOTSUP;
-	if (rc_pcap_env_flag("RINGCAP_DISABLE"))
-		return rc_pcap_fail(p, PCAP_ERROR,
-				    "ringcap: %s names a ringcap capture, but RINGCAP_DISABLE is set",
-				    p->opt.device);
-	if (!rc_pcap_module_loaded())
-		return rc_pcap_fail(p, PCAP_ERROR,
-				    "ringcap: the ringcap module is not loaded (no /sys/module/ringcap), so %s cannot be captured through it; name the device without \"ringcap:\" or \"@queue\" for the normal Linux capture",
-				    p->opt.device);
-	if (!if_nametoindex(prc->ifname))
+	/*
+	 * Only a name form or a variable gets here while these hold (the
+	 * claim takes plain names only when ringcap can serve them): say
+	 * which one asked, and how to get the normal capture instead.
+	 */
+	if (rc_pcap_env_flag("RINGCAP_DISABLE")) {
+		if (prc->req.by_name)
+			return rc_pcap_fail(p, PCAP_ERROR,
+					    "ringcap: %s names a ringcap capture, but RINGCAP_DISABLE is set",
+					    p->opt.device);
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: %s asks for a ringcap capture of %s, but RINGCAP_DISABLE is set",
+			 prc->req.by_env, prc->req.ifname);
+		return PCAP_ERROR;
+	}
+	if (!rc_pcap_module_loaded()) {
+		if (prc->req.by_name)
+			return rc_pcap_fail(p, PCAP_ERROR,
+					    "ringcap: the ringcap module is not loaded (no /sys/module/ringcap), so %s cannot be captured through it; name the device without \"ringcap:\" or \"@queue\" for the normal Linux capture",
+					    p->opt.device);
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: the ringcap module is not loaded (no /sys/module/ringcap), so %s cannot be captured through it as %s asks; unset %.*s for the normal Linux capture",
+			 prc->req.ifname, prc->req.by_env,
+			 (int)strcspn(prc->req.by_env, "="), prc->req.by_env);
+		return PCAP_ERROR;
+	}
+	if (!strcmp(prc->req.ifname, "any"))
 		return rc_pcap_fail(p, PCAP_ERROR_NO_SUCH_DEVICE,
-				    "ringcap: no such device: %s", prc->ifname);
+				    "ringcap: %s: a ringcap socket captures one device, not all of them",
+				    p->opt.device);
+	if (!if_nametoindex(prc->req.ifname))
+		return rc_pcap_fail(p, PCAP_ERROR_NO_SUCH_DEVICE,
+				    "ringcap: no such device: %s", prc->req.ifname);
 
 	p->snapshot = pcap_adjust_snapshot(DLT_EN10MB, p->snapshot);
 	prc->rc = ringcap_open();
@@ -636,44 +747,74 @@ fail:
 }
 
 /*
- * Decide whether device is ours. Names with "ringcap:" or "@queue" always
- * are (an error at activation is better than AF_PACKET failing on a name
- * it does not know); a plain name only when ringcap can serve it.
+ * Decide whether device is ours: 1 yes, 0 no, -1 yes but the environment
+ * is malformed (the reason in ebuf). Names with "ringcap:" or "@queue",
+ * and every name while RINGCAP_REQUIRE, RINGCAP_QUEUE or RINGCAP_CLUSTER
+ * is set, always are: an error at activation is better than AF_PACKET
+ * failing on a name it does not know, or capturing without the queue or
+ * cluster asked for. A plain name otherwise only when ringcap can serve
+ * it.
  */
-static int rc_pcap_claim(const char *device, char *ifname, int *queue)
+static int rc_pcap_claim(const char *device, struct rc_pcap_req *req,
+			 char *ebuf)
 {
-	int forced = 0;
+	const char *name = device;
+	int envq;
 
-	if (!strncmp(device, RC_PCAP_PREFIX, strlen(RC_PCAP_PREFIX))) {
-		device += strlen(RC_PCAP_PREFIX);
-		forced = 1;
+	memset(req, 0, sizeof(*req));
+	if (!strncmp(name, RC_PCAP_PREFIX, strlen(RC_PCAP_PREFIX))) {
+		name += strlen(RC_PCAP_PREFIX);
+		req->by_name = 1;
 	}
-	if (ringcap_parse_spec(device, ifname, IFNAMSIZ, queue))
+	if (ringcap_parse_spec(name, req->ifname, IFNAMSIZ, &req->queue))
 		return 0;
-	if (forced || *queue >= 0 || strchr(device, '@'))
+	if (req->queue >= 0 || strchr(name, '@'))
+		req->by_name = 1;
+	if (rc_pcap_env_queue(&envq, ebuf) || rc_pcap_env_cluster(req, ebuf))
+		return -1;
+	if (envq >= 0) {
+		if (req->queue >= 0 && req->queue != envq) {
+			snprintf(ebuf, PCAP_ERRBUF_SIZE,
+				 "ringcap: RINGCAP_QUEUE=%d conflicts with the queue in the device name %s; give the queue in one place",
+				 envq, device);
+			return -1;
+		}
+		req->queue = envq;
+	}
+	if (rc_pcap_env_flag("RINGCAP_REQUIRE"))
+		snprintf(req->by_env, sizeof(req->by_env),
+			 "RINGCAP_REQUIRE=%.40s", getenv("RINGCAP_REQUIRE"));
+	else if (envq >= 0)
+		snprintf(req->by_env, sizeof(req->by_env), "RINGCAP_QUEUE=%d",
+			 envq);
+	else if (req->cluster_id)
+		snprintf(req->by_env, sizeof(req->by_env),
+			 "RINGCAP_CLUSTER=%.40s", getenv("RINGCAP_CLUSTER"));
+	if (req->by_name || req->by_env[0])
 		return 1;
-	if (!strcmp(ifname, "any") || rc_pcap_env_flag("RINGCAP_DISABLE") ||
-	    !rc_pcap_module_loaded())
+	if (!strcmp(req->ifname, "any") ||
+	    rc_pcap_env_flag("RINGCAP_DISABLE") || !rc_pcap_module_loaded())
 		return 0;
-	return rc_pcap_is_ether(ifname);
+	return rc_pcap_is_ether(req->ifname);
 }
 
 pcap_t *ringcap_pcap_create(const char *device, char *ebuf, int *is_ours)
 {
 	struct pcap_ringcap *prc;
-	char ifname[IFNAMSIZ];
-	int queue;
+	struct rc_pcap_req req;
 	pcap_t *p;
+	int ret;
 
-	*is_ours = rc_pcap_claim(device, ifname, &queue);
-	if (!*is_ours)
+	ret = rc_pcap_claim(device, &req, ebuf);
+	*is_ours = ret != 0;
+	/* Ours but malformed: pcap_create() fails with ebuf. */
+	if (ret <= 0)
 		return NULL;
 	p = PCAP_CREATE_COMMON(ebuf, struct pcap_ringcap);
 	if (!p)
 		return NULL;
 	prc = p->priv;
-	memcpy(prc->ifname, ifname, sizeof(prc->ifname));
-	prc->queue = queue;
+	prc->req = req;
 	prc->wake_fd = -1;
 	prc->inject_fd = -1;
 	p->activate_op = rc_pcap_activate;

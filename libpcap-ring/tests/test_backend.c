@@ -5,10 +5,10 @@
  * with libringcap's real reader and error reporting (libringcap.a) over
  * a ring in ordinary memory (userland/tests/fake_ring.c); the calls that
  * need the kernel (open, options, bind, map, filter, stats) are replaced
- * below and record what the backend asked for. poll() and getsockopt()
- * are wrapped: the wrapper counts poll() calls and plays the ring
- * socket's part (frames arriving during a sleep, a device that goes
- * away), and passes everything else to the real call. Run it in a private mount
+ * below and record what the backend asked for. poll(), getsockopt() and
+ * setsockopt() are wrapped: the wrappers count poll() calls, play the
+ * ring socket's part (frames arriving during a sleep, a device that goes
+ * away, joining a cluster) and pass everything else to the real call. Run it in a private mount
  * namespace with a fake /sys/module/ringcap (make -C libpcap-ring check
  * does). TAP output.
  */
@@ -24,6 +24,7 @@
 #include <arpa/inet.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <pcap/pcap.h>
 #include "fake_ring.h"
@@ -36,6 +37,11 @@ static struct {
 	int promisc, queue, filter_refuse, filter_attached;
 	char ifname[32];
 	struct ringcap_stats st;
+	int binds;		/* ringcap_bind() calls */
+	/* The last RINGCAP_CLUSTER setsockopt, and binds before it. */
+	struct ringcap_cluster cl;
+	int cl_binds;
+	int cl_errno;		/* refuse the next join with this */
 } k;
 
 /* ---- the kernel side of libringcap, faked ---- */
@@ -110,6 +116,7 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 	(void)rc;
 	snprintf(k.ifname, sizeof(k.ifname), "%s", ifname);
 	k.queue = queue;
+	k.binds++;
 	return 0;
 }
 int ringcap_map(struct ringcap *rc) { (void)rc; return 0; }
@@ -192,6 +199,23 @@ int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 	return syscall(SYS_getsockopt, fd, level, name, val, len);
 }
 
+/* libringcap's real ringcap_set_cluster() ends here. */
+int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
+{
+	if (fd == fr.rc->fd && level == SOL_RINGCAP &&
+	    name == RINGCAP_CLUSTER && len == sizeof(k.cl)) {
+		if (k.cl_errno) {
+			errno = k.cl_errno;
+			k.cl_errno = 0;
+			return -1;
+		}
+		memcpy(&k.cl, val, sizeof(k.cl));
+		k.cl_binds = k.binds;
+		return 0;
+	}
+	return syscall(SYS_setsockopt, fd, level, name, val, len);
+}
+
 /* ---- the tests ---- */
 
 struct got {
@@ -256,6 +280,154 @@ static void open_close(const char *dev, int timeout_ms, int buffer_size)
 		exit(1);
 	}
 	pcap_close(p);
+}
+
+/*
+ * Open and activate dev with the variables in env ("NAME=VALUE", NULL
+ * ends; every other RINGCAP_ variable unset), then close it. 0 if it
+ * opened, -1 if pcap_create() failed, -2 if pcap_activate() did; err gets
+ * the message. k.ifname is cleared first: non-empty afterwards means the
+ * ringcap source bound it.
+ */
+static const char *const rc_vars[] = {
+	"RINGCAP_QUEUE", "RINGCAP_REQUIRE", "RINGCAP_CLUSTER",
+	"RINGCAP_DISABLE", NULL,
+};
+
+static int try_open(const char *dev, char *err, ...)
+{
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+	const char *const *v;
+	const char *kv;
+	va_list ap;
+	pcap_t *p;
+	int ret = 0;
+
+	for (v = rc_vars; *v; v++)
+		unsetenv(*v);
+	va_start(ap, err);
+	while ((kv = va_arg(ap, const char *)))
+		putenv((char *)kv);
+	va_end(ap);
+	k.ifname[0] = 0;
+	k.queue = -9;
+	memset(&k.cl, 0, sizeof(k.cl));
+	err[0] = 0;
+	p = pcap_create(dev, ebuf);
+	if (!p) {
+		snprintf(err, PCAP_ERRBUF_SIZE, "%s", ebuf);
+		ret = -1;
+	} else {
+		if (pcap_activate(p) < 0) {
+			snprintf(err, PCAP_ERRBUF_SIZE, "%s", pcap_geterr(p));
+			ret = -2;
+		}
+		pcap_close(p);
+	}
+	for (v = rc_vars; *v; v++)
+		unsetenv(*v);
+	return ret;
+}
+
+/* The variables that keep the device name plain (docs/LIBPCAP.md). */
+static void test_env(void)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	int ret, binds;
+
+	ret = try_open("lo", err, "RINGCAP_QUEUE=2", NULL);
+	ok(!ret && !strcmp(k.ifname, "lo") && k.queue == 2,
+	  "RINGCAP_QUEUE=2 with lo binds lo queue 2 (%d %s q%d)", ret, err,
+	  k.queue);
+	ret = try_open("lo@2", err, "RINGCAP_QUEUE=2", NULL);
+	ok(!ret && k.queue == 2, "RINGCAP_QUEUE=2 agrees with lo@2 (%d %s)",
+	  ret, err);
+	ret = try_open("lo@2", err, "RINGCAP_QUEUE=1", NULL);
+	ok(ret == -1 && !strcmp(err,
+	  "ringcap: RINGCAP_QUEUE=1 conflicts with the queue in the device name lo@2; give the queue in one place"),
+	  "RINGCAP_QUEUE=1 with lo@2: pcap_create fails naming both (%s)",
+	  err);
+	ret = try_open("lo", err, "RINGCAP_QUEUE=x", NULL);
+	ok(ret == -1 && !strcmp(err,
+	  "ringcap: RINGCAP_QUEUE=\"x\": expected a queue number 0..65534"),
+	  "RINGCAP_QUEUE=x: pcap_create fails naming it (%s)", err);
+	ok(try_open("lo", err, "RINGCAP_QUEUE=65535", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_QUEUE=-1", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_QUEUE=1 ", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_QUEUE=99999999999999999999", NULL) == -1,
+	  "RINGCAP_QUEUE 65535, -1, \"1 \", 10^20 refused");
+	ret = try_open("lo", err, "RINGCAP_QUEUE=65534", NULL);
+	ok(!ret && k.queue == 65534, "RINGCAP_QUEUE=65534 taken (%s)", err);
+	ret = try_open("lo", err, "RINGCAP_QUEUE=", NULL);
+	ok(!ret && !strcmp(k.ifname, "lo") && k.queue == -1,
+	  "an empty RINGCAP_QUEUE is unset: all queues (%s)", err);
+
+	/* Not an interface: only the ringcap source says "ringcap:". */
+	ret = try_open("rcnosuch0", err, "RINGCAP_REQUIRE=1", NULL);
+	ok(ret == -2 && !strcmp(err, "ringcap: no such device: rcnosuch0"),
+	  "RINGCAP_REQUIRE=1 claims a name ringcap cannot serve (%s)", err);
+	ret = try_open("rcnosuch0", err, "RINGCAP_REQUIRE=0", NULL);
+	ok(ret == -2 && strncmp(err, "ringcap:", 8),
+	  "RINGCAP_REQUIRE=0: libpcap's own capture says why (%s)", err);
+	ret = try_open("any", err, "RINGCAP_REQUIRE=1", NULL);
+	ok(ret == -2 && strstr(err, "captures one device"),
+	  "RINGCAP_REQUIRE=1 with any: an error, not AF_PACKET (%s)", err);
+	ret = try_open("lo", err, "RINGCAP_REQUIRE=1", "RINGCAP_DISABLE=1",
+		       NULL);
+	ok(ret == -2 && !strcmp(err,
+	  "ringcap: RINGCAP_REQUIRE=1 asks for a ringcap capture of lo, but RINGCAP_DISABLE is set"),
+	  "RINGCAP_REQUIRE=1 and RINGCAP_DISABLE=1: an error naming both (%s)",
+	  err);
+	ret = try_open("lo", err, "RINGCAP_CLUSTER=3", "RINGCAP_DISABLE=1",
+		       NULL);
+	ok(ret == -2 && strstr(err, "RINGCAP_CLUSTER=3 asks") &&
+	  strstr(err, "RINGCAP_DISABLE"),
+	  "RINGCAP_CLUSTER and RINGCAP_DISABLE: an error naming both (%s)",
+	  err);
+
+	/* The module goes away (the fake /sys/module/ringcap). */
+	rmdir("/sys/module/ringcap");
+	ret = try_open("lo", err, "RINGCAP_REQUIRE=1", NULL);
+	ok(ret == -2 && !strcmp(err,
+	  "ringcap: the ringcap module is not loaded (no /sys/module/ringcap), so lo cannot be captured through it as RINGCAP_REQUIRE=1 asks; unset RINGCAP_REQUIRE for the normal Linux capture"),
+	  "module not loaded, RINGCAP_REQUIRE=1: a clear error (%s)", err);
+	ret = try_open("lo", err, "RINGCAP_QUEUE=0", NULL);
+	ok(ret == -2 && strstr(err, "not loaded") &&
+	  strstr(err, "unset RINGCAP_QUEUE "),
+	  "module not loaded, RINGCAP_QUEUE=0: an error, not AF_PACKET (%s)",
+	  err);
+	ret = try_open("lo", err, "RINGCAP_CLUSTER=4:rr", NULL);
+	ok(ret == -2 && strstr(err, "not loaded") &&
+	  strstr(err, "as RINGCAP_CLUSTER=4:rr asks"),
+	  "module not loaded, RINGCAP_CLUSTER=4:rr: an error, not AF_PACKET (%s)",
+	  err);
+	mkdir("/sys/module/ringcap", 0755);
+
+	binds = k.binds;
+	ret = try_open("lo", err, "RINGCAP_CLUSTER=7:rr", NULL);
+	ok(!ret && k.cl.id == 7 && k.cl.policy == RINGCAP_CLUSTER_RR &&
+	  k.cl_binds == binds && k.binds == binds + 1,
+	  "RINGCAP_CLUSTER=7:rr joins cluster 7 rr before bind (%s)", err);
+	ret = try_open("lo@1", err, "RINGCAP_CLUSTER=4294967295", NULL);
+	ok(!ret && k.cl.id == 4294967295u &&
+	  k.cl.policy == RINGCAP_CLUSTER_FLOW && k.queue == 1,
+	  "RINGCAP_CLUSTER=4294967295 with lo@1: policy flow, queue 1 (%s)",
+	  err);
+	ret = try_open("lo", err, "RINGCAP_CLUSTER=7:bogus", NULL);
+	ok(ret == -1 && !strcmp(err,
+	  "ringcap: RINGCAP_CLUSTER=\"7:bogus\": expected ID[:flow|rr|queue] with ID 1..4294967295"),
+	  "RINGCAP_CLUSTER=7:bogus: pcap_create fails naming it (%s)", err);
+	ok(try_open("lo", err, "RINGCAP_CLUSTER=0", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_CLUSTER=x", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_CLUSTER=7:", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_CLUSTER=4294967296", NULL) == -1,
+	  "RINGCAP_CLUSTER 0, x, \"7:\", 2^32 refused");
+	k.cl_errno = ENOPROTOOPT;
+	ret = try_open("lo", err, "RINGCAP_CLUSTER=5:queue", NULL);
+	ok(ret == -2 && strstr(err, "joining cluster 5:queue") &&
+	  !k.ifname[0],
+	  "a module that refuses the cluster: an error, never bound (%s)",
+	  err);
 }
 
 static void *breaker(void *arg)
@@ -443,5 +615,6 @@ int main(void)
 	  "timeout 1 s: m = 1 s; 2 GiB buffer: RINGCAP_RING_SIZE_MAX (got %u %u)",
 	  k.timeout_us, k.ring_size);
 
+	test_env();
 	return tap_done();
 }

@@ -11,8 +11,12 @@
 # reader, non-blocking use through a selectable fd, breakloop, inject,
 # packzip's gzip pcap read back by zcat | tcpdump -r -, one poll() per
 # wake-up of a blocking read, a device deleted under tcpdump (its frames
-# kept, then a clear error), and every fallback (RINGCAP_DISABLE, the
-# module unloaded, ringcap:DEV).
+# kept, then a clear error), the environment variables that keep the name
+# plain (RINGCAP_REQUIRE, RINGCAP_QUEUE) with a tool that asks the kernel
+# about its interface name as argus does (rc_ifaddr), three tcpdumps
+# sharing the frames in a cluster (RINGCAP_CLUSTER, flow and rr), and
+# every fallback (RINGCAP_DISABLE, the module unloaded, ringcap:DEV,
+# RINGCAP_REQUIRE).
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap and
 # ringcap_sim, and leaves both loaded with default parameters (it unloads
@@ -46,7 +50,7 @@ INJECT=/sys/kernel/debug/ringcap_sim/$SIM/inject
 VA=rcpcapv0
 VB=rcpcapv1
 GONE=rcpcapg0
-PLAN=35
+PLAN=48
 
 n=0
 failed=0
@@ -84,7 +88,8 @@ loaded ringcap_sim || insmod "$SIM_KO" 2>/dev/null ||
 	skip_all libpcap "no drop-in libpcap: run 'make -C libpcap-ring' on the host"
 [ -x "$NB" ] && [ -x "$POLLS" ] ||
 	skip_all libpcap "no $NB or $POLLS: run 'make -C libpcap-ring tests'"
-[ -x "$BIN/rc_inject" ] || skip_all libpcap "no $BIN/rc_inject: make -C selftests"
+[ -x "$BIN/rc_inject" ] && [ -x "$BIN/rc_ifaddr" ] ||
+	skip_all libpcap "no $BIN/rc_inject or rc_ifaddr: make -C selftests"
 [ -x "$PACKZIP" ] || skip_all libpcap "no $PACKZIP: make -C userland"
 command -v tcpdump >/dev/null || skip_all libpcap "no tcpdump (apt-get install tcpdump)"
 command -v python3 >/dev/null || skip_all libpcap "no python3"
@@ -153,6 +158,110 @@ tcpdump_wait() {
 	RC[$name]=$rc
 }
 inject() { "$BIN/rc_inject" -d "$SIM" "$@"; }
+# ifaddr_start NAME DEV COUNT [ENV=VAL...]: rc_ifaddr through ringcap-run
+# (opens DEV, then SIOCGIFFLAGS/SIOCGIFADDR on the name DEV, then writes
+# COUNT frames to $tmp/NAME.pcap); waits until it says ready or ends.
+# tcpdump_wait NAME waits for it.
+ifaddr_start() {
+	local name=$1 dev=$2 count=$3 pid
+	shift 3
+	env "$@" "$RUN" "$BIN/rc_ifaddr" "$dev" "$count" "$tmp/$name.pcap" \
+		>"$tmp/$name.out" 2>"$tmp/$name.err" &
+	pid=$!
+	pids+=("$pid")
+	PID[$name]=$pid
+	wait_for 20 eval "grep -q ready '$tmp/$name.out' || ! kill -0 $pid" ||
+		true
+}
+# refused NAME ENV=VAL... -- TCPDUMP-ARGS: tcpdump through ringcap-run
+# that must fail at once; its stderr in $tmp/NAME.err. 0 if it failed
+# without writing a file.
+refused() {
+	local name=$1 rc=0
+	shift
+	local envs=()
+	while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+	shift
+	env "${envs[@]}" timeout 20 "$RUN" tcpdump -Z root -c 1 \
+		-w "$tmp/$name.pcap" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" ||
+		rc=$?
+	show "$tmp/$name.err"
+	[ "$rc" != 0 ] && [ "$rc" != 124 ] && [ ! -e "$tmp/$name.pcap" ]
+}
+
+# Cluster traffic: FLOWS conversations, TCP and UDP, both directions
+# (A->B and B->A alternate), each frame numbered so the union of the
+# members' files can be checked by content; every 50th frame is not IP.
+#   cluster_py inject PATH COUNT FLOWS          into the sim
+#   cluster_py check POLICY COUNT FLOWS FILE... the members' pcaps: their
+#       union is exactly what was sent, each has some; flow: no
+#       conversation (nor the non-IP frames) in two; rr: sizes within 1
+cat >"$tmp/cluster.py" <<'EOF'
+import collections, struct, sys
+sys.path.insert(0, sys.argv[-1])
+from rc_frames import read
+
+A, B = bytes([2, 0, 0, 0, 0, 1]), bytes([2, 0, 0, 0, 0, 2])
+
+def frame(i, flows):
+    if i % 50 == 49:
+        return B + A + b'\x88\xb5' + b'RCAPCLST' + struct.pack('>I', i) + bytes(34)
+    f, back = i % flows, (i // flows) % 2
+    proto = 6 if f % 2 else 17
+    ha, hb, pa, pb = bytes([10, 1, f, 1]), bytes([10, 2, f, 2]), 1024 + 7 * f, 80 + f
+    macs = B + A
+    if back:
+        ha, hb, pa, pb, macs = hb, ha, pb, pa, A + B
+    data = struct.pack('>I', i) + bytes(14)
+    if proto == 6:
+        l4 = struct.pack('>HHIIBBHHH', pa, pb, i, 0, 0x50, 0x18, 512, 0, 0) + data
+    else:
+        l4 = struct.pack('>HHHH', pa, pb, 8 + len(data), 0) + data
+    ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(l4), i & 0xffff, 0, 64,
+                     proto, 0, ha, hb)
+    return macs + b'\x08\x00' + ip + l4
+
+def flow(f):
+    if f[12:14] != b'\x08\x00':
+        return 'not-ip'
+    ip, l4 = f[14:34], f[34:38]
+    ends = sorted([(ip[12:16], l4[0:2]), (ip[16:20], l4[2:4])])
+    return (ip[9], tuple(ends))
+
+cmd = sys.argv[1]
+if cmd == 'inject':
+    count, flows = int(sys.argv[3]), int(sys.argv[4])
+    out = b''.join(struct.pack('<HH', 0, len(f)) + f
+                   for f in (frame(i, flows) for i in range(count)))
+    # One write(): the sim checks every record of a write before injecting.
+    with open(sys.argv[2], 'wb', buffering=0) as f:
+        if f.write(out) != len(out):
+            sys.exit('short write to ' + sys.argv[2])
+    sys.exit(0)
+policy, count, flows = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+sent = collections.Counter(frame(i, flows) for i in range(count))
+members = [[p[3] for p in read(path)[1]] for path in sys.argv[5:-1]]
+sizes = [len(m) for m in members]
+got = collections.Counter(f for m in members for f in m)
+if got != sent:
+    sys.exit('members %s: not the %d frames sent: %d missing, %d extra '
+             'or twice' % (sizes, count, sum((sent - got).values()),
+                           sum((got - sent).values())))
+if min(sizes) == 0:
+    sys.exit('members %s: one got nothing' % sizes)
+if policy == 'rr' and max(sizes) - min(sizes) > 1:
+    sys.exit('members %s: round robin off by more than 1' % sizes)
+where = collections.defaultdict(set)
+for n, m in enumerate(members):
+    for f in m:
+        where[flow(f)].add(n)
+split = [k for k, v in where.items() if len(v) > 1]
+if policy == 'flow' and split:
+    sys.exit('members %s: %d of %d flows split (%s)' % (sizes, len(split),
+             len(where), split[0]))
+print('members %s, %d flows, %d split' % (sizes, len(where), len(split)))
+EOF
+cluster_py() { python3 -S "$tmp/cluster.py" "$@" "$here"; }
 # captured_run NAME COUNT R CMD...: run CMD (which stops after COUNT
 # frames) through ringcap-run, output in $tmp/NAME.{out,err}; once its
 # ringcap socket is there (SOCK[NAME]=yes), inject COUNT frames of run R
@@ -304,7 +413,94 @@ tcpdump_wait forced 30
 check "ringcap:$SIM captures through ringcap" \
 	eval '[ -n "$forced_sock" ] && chk seq "$tmp/forced.pcap" 0 30 0 7 >/dev/null'
 
-# 20-21: mode 2, where only ringcap sees the frames
+# 20-24: a tool that asks the kernel about its interface name (argus:
+# SIOCGIFFLAGS, SIOCGIFADDR) cannot take the name forms; the variables
+# keep the name plain and still capture through ringcap.
+ip addr add 192.0.2.1/32 dev "$SIM"
+ifaddr_start ifbad "ringcap:$SIM" 1
+tcpdump_wait ifbad 10
+show "$tmp/ifbad.err"
+check "ringcap:$SIM: the tool's SIOCGIFFLAGS gets ENODEV, so it gives up (exit ${RC[ifbad]:-?})" \
+	eval '[ "${RC[ifbad]:-0}" = 3 ] &&
+	      grep -q "SIOCGIFFLAGS ringcap:$SIM: No such device" "$tmp/ifbad.err"'
+ifaddr_start ifreq "$SIM" 30 RINGCAP_REQUIRE=1
+ifreq_sock=$(proc_line "${PID[ifreq]}")
+inject -n 30 -s 0 -q 0 -r 15
+tcpdump_wait ifreq 30
+show "$tmp/ifreq.err"
+check "RINGCAP_REQUIRE=1 with $SIM: the ioctls pass and the ringcap socket is the tool's" \
+	eval 'grep -q "^addr 192.0.2.1$" "$tmp/ifreq.out" && [ -n "$ifreq_sock" ]'
+check "... and it writes the 30 frames byte-exact (exit ${RC[ifreq]:-?})" \
+	eval '[ "${RC[ifreq]:-1}" = 0 ] && chk seq "$tmp/ifreq.pcap" 0 30 0 15 >/dev/null'
+# mixed: 40 of every 100 frames on queue 1
+ifaddr_start ifq "$SIM" 40 RINGCAP_QUEUE=1
+ifq_queue=$(proc_field "${PID[ifq]}" 4)
+inject -n 100 -s 0 -q mixed -r 16
+tcpdump_wait ifq 30
+show "$tmp/ifq.err"
+check "RINGCAP_QUEUE=1 with $SIM: the ioctls pass and the socket is bound to queue 1 (${ifq_queue:-none})" \
+	eval 'grep -q "^addr 192.0.2.1$" "$tmp/ifq.out" && [ "$ifq_queue" = 1 ]'
+if [ "${RC[ifq]:-1}" = 0 ] && out=$(chk seq "$tmp/ifq.pcap" 0 100 mixed1 16); then
+	ok "... and it gets exactly queue 1's 40 frames"
+else
+	not_ok "... and it gets exactly queue 1's 40 frames # ${out:-exit ${RC[ifq]:-?}}"
+fi
+ip addr del 192.0.2.1/32 dev "$SIM"
+
+# 25-26: variables that cannot be honoured fail, naming themselves
+check "RINGCAP_QUEUE=1 with $SIM@2, and RINGCAP_QUEUE=x: tcpdump refuses, naming the variable" \
+	eval 'refused qconf RINGCAP_QUEUE=1 -- -i "$SIM@2" &&
+	      grep -q "RINGCAP_QUEUE=1 conflicts with the queue in the device name $SIM@2" "$tmp/qconf.err" &&
+	      refused qbad RINGCAP_QUEUE=x -- -i "$SIM" &&
+	      grep -qF "RINGCAP_QUEUE=\"x\": expected a queue number" "$tmp/qbad.err"'
+check "RINGCAP_REQUIRE=1 with RINGCAP_DISABLE=1: an error, no capture" \
+	eval 'refused reqdis RINGCAP_REQUIRE=1 RINGCAP_DISABLE=1 -- -i "$SIM" &&
+	      grep -q "RINGCAP_REQUIRE=1 asks for a ringcap capture of $SIM, but RINGCAP_DISABLE is set" "$tmp/reqdis.err"'
+
+# 27-30: three unchanged tcpdumps in one cluster share the frames
+# cluster_members PREFIX ID POLICY: the 3 tcpdumps' sockets show ID POLICY
+cluster_members() {
+	local m
+	for m in 1 2 3; do
+		[ "$(proc_field "${PID[$1$m]}" 12)" = "$2" ] &&
+		[ "$(proc_field "${PID[$1$m]}" 13)" = "$3" ] || return 1
+	done
+}
+# cluster_send PREFIX: 600 frames of 40 flows into the members, which
+# then stop
+cluster_send() {
+	local m
+	cluster_py inject "$INJECT" 600 40
+	wait_for 30 eval '[ $(( $(chk count "$tmp/${1}1.pcap") +
+		$(chk count "$tmp/${1}2.pcap") + $(chk count "$tmp/${1}3.pcap") )) -ge 600 ]' ||
+		true
+	sleep 0.5	# a frame twice would have to come now
+	for m in 1 2 3; do tcpdump_wait "$1$m" 10 stop; done
+}
+for m in 1 2 3; do
+	tcpdump_start "fl$m" RINGCAP_CLUSTER=77 -- -U -i "$SIM"
+done
+check "RINGCAP_CLUSTER=77: 3 tcpdump sockets in cluster 77, policy flow (/proc/net/ringcap)" \
+	cluster_members fl 77 flow
+cluster_send fl
+if out=$(cluster_py check flow 600 40 "$tmp"/fl[123].pcap 2>&1); then
+	ok "flow: the 3 pcaps merge to exactly the 600 frames sent, each non-empty, no flow split ($out)"
+else
+	not_ok "flow: the 3 pcaps merge to exactly the 600 frames sent, no flow split # $out"
+fi
+for m in 1 2 3; do
+	tcpdump_start "rr$m" RINGCAP_CLUSTER=78:rr -- -U -i "$SIM"
+done
+check "RINGCAP_CLUSTER=78:rr: 3 tcpdump sockets in cluster 78, policy rr" \
+	cluster_members rr 78 rr
+cluster_send rr
+if out=$(cluster_py check rr 600 40 "$tmp"/rr[123].pcap 2>&1); then
+	ok "rr: the 3 pcaps merge to exactly the 600 frames sent, balanced within 1 ($out)"
+else
+	not_ok "rr: the 3 pcaps merge to exactly the 600 frames sent, balanced within 1 # $out"
+fi
+
+# 31-32: mode 2, where only ringcap sees the frames
 echo 2 >"$PARAMS/transparent_mode"
 tcpdump_start m2 -- -i "$SIM" -c 300
 tcpdump_start m2af RINGCAP_DISABLE=1 -- -U -i "$SIM" ether proto 0x88b5
@@ -317,7 +513,7 @@ check "transparent_mode 2: tcpdump gets all 300 frames byte-exact" \
 check "transparent_mode 2: AF_PACKET (RINGCAP_DISABLE=1) gets none of them" \
 	eval '[ "$(chk count "$tmp/m2af.pcap")" = 0 ]'
 
-# 22: pcap_inject through a ringcap handle (an AF_PACKET socket underneath),
+# 33: pcap_inject through a ringcap handle (an AF_PACKET socket underneath),
 # on a veth pair: what goes out of $VA arrives on $VB.
 ip link add "$VA" type veth peer name "$VB"
 sysctl -qw "net.ipv6.conf.$VA.disable_ipv6=1" "net.ipv6.conf.$VB.disable_ipv6=1" 2>/dev/null || true
@@ -348,7 +544,7 @@ else
 	not_ok "pcap_inject on ringcap:$VA # ${inj_out:-$out}"
 fi
 
-# 23-24: RINGCAP_DISABLE=1 takes the normal path
+# 34-35: RINGCAP_DISABLE=1 takes the normal path
 tcpdump_start dis RINGCAP_DISABLE=1 -- -i "$SIM" -c 40
 dis_sock=$(proc_line "${PID[dis]}")
 inject -n 40 -s 0 -q 0 -r 10
@@ -357,7 +553,7 @@ check "RINGCAP_DISABLE=1: no ringcap socket" [ -z "$dis_sock" ]
 check "RINGCAP_DISABLE=1: tcpdump captures the 40 frames through AF_PACKET" \
 	eval 'chk seq "$tmp/dis.pcap" 0 40 0 10 foreign-ok >/dev/null'
 
-# 25-26: packzip, the benchmark's application load, through ringcap: it
+# 36-37: packzip, the benchmark's application load, through ringcap: it
 # compresses every frame into a gzip pcap that zcat | tcpdump -r - reads
 captured_run pz 1009 12 "$PACKZIP" -i "$SIM" -c 1009 -z 6 -w "$tmp/pz.pcap.gz"
 pz_sum=$(grep '^packzip:' "$tmp/pz.out" || true)
@@ -378,7 +574,7 @@ else
 	not_ok "zcat | tcpdump -r - reads packzip's file # $out"
 fi
 
-# 27: dumpcap from Debian, if it is there
+# 38: dumpcap from Debian, if it is there
 if command -v dumpcap >/dev/null; then
 	captured_run dc 200 11 dumpcap -q -i "$SIM" -c 200 -w "$tmp/dumpcap.pcapng"
 	dc_got=$(frames_in "$tmp/dumpcap.pcapng" || true)
@@ -392,7 +588,7 @@ else
 	ok "dumpcap through ringcap # SKIP dumpcap is not installed (apt-get install tshark)"
 fi
 
-# 28: a blocking read that sleeps makes one poll() (ring and breakloop
+# 39: a blocking read that sleeps makes one poll() (ring and breakloop
 # eventfd together), never a second one to ask the ring what it meant;
 # pcap_polls counts them with its own poll() standing in for libc's.
 # N = 16 for a few dozen wake-ups.
@@ -408,7 +604,7 @@ show "$tmp/polls.out"
 check "a blocking read polls once per wake-up (pcap_polls, 600 frames)" \
 	[ "$polls_rc" = 0 ]
 
-# 29-30: the device goes away under a capture: the frames it captured
+# 40-41: the device goes away under a capture: the frames it captured
 # reach the file, then tcpdump ends with libringcap's reason (POLLERR,
 # SO_ERROR ENODEV) rather than waiting for ever.
 ip link add "$GONE" type ringcap_sim
@@ -425,7 +621,7 @@ check "device deleted under tcpdump: it exits with an error (exit ${RC[gone]:-?}
 check "... after writing the 10 frames captured before" \
 	eval 'chk seq "$tmp/gone.pcap" 0 10 0 14 >/dev/null'
 
-# 31-35: fallback with the module unloaded (the sim device goes with it)
+# 42-48: fallback with the module unloaded (the sim device goes with it)
 ip link del "$SIM"
 rmmod ringcap_sim
 rmmod_wait ringcap 10 || true
@@ -442,6 +638,14 @@ show "$tmp/fr.err"
 check "module unloaded: ringcap:$VB fails" [ "$fr_rc" != 0 ]
 check "... with a clear error (the module is not loaded)" \
 	grep -q "ringcap module is not loaded" "$tmp/fr.err"
+check "module unloaded: RINGCAP_REQUIRE=1 with $VB fails clearly, no fallback" \
+	eval 'refused fbreq RINGCAP_REQUIRE=1 -- -i "$VB" &&
+	      grep -q "ringcap module is not loaded.*as RINGCAP_REQUIRE=1 asks" "$tmp/fbreq.err"'
+check "module unloaded: RINGCAP_QUEUE=0 and RINGCAP_CLUSTER=5 fail clearly, no fallback" \
+	eval 'refused fbq RINGCAP_QUEUE=0 -- -i "$VB" &&
+	      grep -q "ringcap module is not loaded.*unset RINGCAP_QUEUE " "$tmp/fbq.err" &&
+	      refused fbcl RINGCAP_CLUSTER=5 -- -i "$VB" &&
+	      grep -q "ringcap module is not loaded.*unset RINGCAP_CLUSTER " "$tmp/fbcl.err"'
 check "ringcap and ringcap_sim load again" \
 	eval 'load_ringcap && insmod "$SIM_KO"'
 

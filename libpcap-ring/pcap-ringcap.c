@@ -633,7 +633,8 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 	    ringcap_set_cluster(rc, prc->req.cluster_id,
 				prc->req.cluster_policy))
 		return -1;
-	if (ringcap_bind(rc, prc->req.ifname, prc->req.queue) || ringcap_map(rc))
+	if (ringcap_bind(rc, prc->req.ifname, prc->req.queue) ||
+	    ringcap_map(rc))
 		return -1;
 	if (rc_pcap_env_flag("RINGCAP_DEBUG"))
 		fprintf(stderr,

@@ -11,11 +11,14 @@
 #
 # The image holds static busybox, the stage-1 init, the stage-2 guest-init
 # (copied to the guest's /run before switch_root) and the modules needed to
-# mount the host's root over virtio-9p. Which modules those are differs per
-# kernel (6.1 has virtio_pci as a module, 6.12 has it built in; 9p pulls in
-# netfs and, on 6.1, fscache), so they are found through modules.dep rather
-# than listed by hand, and decompressed here because busybox insmod cannot
-# read .ko.xz.
+# mount the host's root over virtio-9p, plus virtio_net for a --nic
+# virtio-dgram (the guest has no udev to load it when the device shows up).
+# Which modules those are differs per kernel (6.1 has virtio_pci as a
+# module, 6.12 has it built in; 9p pulls in netfs and, on 6.1, fscache;
+# virtio_net pulls in net_failover and failover; the debug kernel has all
+# of them built in), so they are found through modules.dep rather than
+# listed by hand, and decompressed here because busybox insmod cannot read
+# .ko.xz.
 #
 # Cache: ${RINGCAP_CACHE_DIR:-/var/cache/ringcap}/vm, keyed by a hash of the
 # scripts, busybox and the module files, so any change to an input builds a
@@ -27,8 +30,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 moddir=${1:?usage: initramfs.sh MODDIR}
 busybox=${RINGCAP_BUSYBOX:-/bin/busybox}
 cache=${RINGCAP_CACHE_DIR:-/var/cache/ringcap}/vm
-# Enough to mount the host root: the PCI transport, the 9p transport, the fs.
-targets="virtio_pci 9pnet_virtio 9p"
+# Enough to mount the host root: the PCI transport, the 9p transport, the
+# fs; and the virtio NIC driver, loaded whether or not a guest has one.
+targets="virtio_pci 9pnet_virtio 9p virtio_net"
 
 msg() { echo "initramfs: $*" >&2; }
 

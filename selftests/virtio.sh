@@ -65,6 +65,7 @@ msg=
 broken=
 tmp=$(mktemp -d)
 mode_was=
+was_up=1
 DEV= NIC= MAC=
 declare -A RCPID RCSUM
 
@@ -75,6 +76,8 @@ cleanup() {
 		[ -z "${RCPID[$id]}" ] || kill -KILL "${RCPID[$id]}" 2>/dev/null
 	done
 	[ -z "$mode_was" ] || echo "$mode_was" >"$PARAMS/transparent_mode"
+	# The NIC as we found it, for whatever runs next in this guest.
+	[ -z "$DEV" ] || [ "$was_up" = 1 ] || ip link set "$DEV" down
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -161,6 +164,7 @@ t_setup() {
 	[ "$drv" = virtio_net ] || { msg+="; expected virtio_net"; return 1; }
 	# Nothing but the generator on the wire: no IPv6 chatter.
 	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1" 2>/dev/null || true
+	ip link show "$DEV" | grep -q '[<,]UP[,>]' || was_up=0
 	ip link set "$DEV" up
 	wait_for 20 eval '[ "$(cat /sys/class/net/$DEV/carrier 2>/dev/null)" = 1 ]' ||
 		{ msg+="; no carrier after 20 s"; return 1; }

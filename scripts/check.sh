@@ -112,8 +112,10 @@ host_tests() {
 	fi
 }
 # Every guest gets the NICs selftests/e1000e/*.sh expect: nic0 and nic1
-# cabled to each other, nic2 fed by the host generator (free UDP ports).
-guest_nics=(--nic e1000e-pair --nic e1000e-dgram)
+# cabled to each other, nic2 fed by the host generator (free UDP ports);
+# and nic3, a virtio-net NIC also fed by the generator, for
+# selftests/virtio.sh.
+guest_nics=(--nic e1000e-pair --nic e1000e-dgram --nic virtio-dgram)
 # guest_run NAME TIMEOUT RUNNER-ARGS...: boot a guest for kernel NAME and
 # run the selftests in it; everything it leaves is in build/check/NAME/.
 guest_run() {

@@ -284,7 +284,7 @@ own_program() {
 	msg="captured $(kv captured "$out") of 200, path $(kv path "$out"), program id $id then $(ip -d link show "$DEV" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')"
 	[ "$(kv captured "$out")" = 200 ] && [ "$(kv path "$out")" = hook:busy ] &&
 		ip -d link show "$DEV" | grep -q "prog/xdp id $id " &&
-		dmesg | grep -q "$DEV: mode 2 stays on the mode 0 hook: attaching the XDP program failed (-EBUSY)"
+		dmesg | grep -Eq "$DEV: mode 2 stays on the mode 0 hook: attaching the XDP program failed \((-EBUSY|-16)\)"
 }
 tcase "a device with its own XDP program keeps it; the hook captures, path hook:busy, logged" own_program
 ip link set dev "$DEV" xdpdrv off 2>/dev/null || true

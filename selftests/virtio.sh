@@ -92,8 +92,9 @@ why=
 	why="not in a ringcap test guest: $nics"
 [ -z "$why" ] || skip_all virtio "$why"
 read -r NIC _ MAC _ <<<"$(awk '$2 == "virtio-dgram" {print; exit}' <<<"$nics")"
+have=$(awk 'NF {printf "%s%s %s", s, $1, $2; s = ", "}' <<<"$nics")
 [ -n "$NIC" ] || RC_REQUIRE=0 skip_all virtio \
-	"no virtio-dgram NIC in this guest (scripts/vm/run --nic virtio-dgram); it has: $(cut -d' ' -f1-2 <<<"$nics" | paste -sd, -)"
+	"no virtio-dgram NIC in this guest (scripts/vm/run --nic virtio-dgram); it has ${have:-no NIC}"
 [ -d /sys/module/ringcap ] || skip_all virtio "ringcap is not loaded"
 [ -x "$RINGCOUNT" ] || skip_all virtio "no $RINGCOUNT (make -C userland)"
 

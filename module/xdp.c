@@ -323,8 +323,16 @@ err_put:
 void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
 {
 	ASSERT_RTNL();
-	if (!rd->xdp_file)
+	if (!rd->xdp_file) {
+		/*
+		 * libringcap attaches nothing where the driver has no XDP;
+		 * the fallback is said once, when the first reader binds.
+		 */
+		if (!leaving && !rd->nr_rxq && !rd->xdp_native &&
+		    ringcap_mode() == 2 && list_is_singular(&rd->socks))
+			netdev_info(rd->dev, "mode 2 stays on the mode 0 hook: the driver has no native XDP\n");
 		return;
+	}
 	ringcap_xdp_write(rd);
 	if (!leaving)
 		return;

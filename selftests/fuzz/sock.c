@@ -162,10 +162,10 @@ static int odd_level(struct fz_worker *w)
 
 static int odd_name(struct fz_worker *w)
 {
-	static const int names[] = { 0, 6, 15, 16, 17, 18, 19, -1,
+	static const int names[] = { 0, 6, 7, 15, 16, 17, 18, 19, 20, -1,
 				     0x7fffffff };
 
-	return names[fz_rnd(w, 9)];
+	return names[fz_rnd(w, 11)];
 }
 
 /* The documented outcomes of a well-formed SOL_RINGCAP set of val. */
@@ -249,6 +249,68 @@ static void set_apply(struct fz_sock *s, int name, uint32_t v)
 	}
 }
 
+/*
+ * RINGCAP_CLUSTER and RINGCAP_XDP_LINK take 8-byte structs. No BPF link
+ * exists in the fuzzer, so a link is never taken: a descriptor is not one
+ * (EINVAL) or not open (EBADF), and "no link, error e" is recorded (0) on
+ * a bound socket of a device without an aware driver.
+ */
+static void set_struct(struct fz_worker *w, struct fz_sock *s, int name)
+{
+	static const uint32_t policy[] = { RINGCAP_CLUSTER_FLOW,
+		RINGCAP_CLUSTER_RR, RINGCAP_CLUSTER_QUEUE, 3, 0xffffffff };
+	static const int32_t fds[] = { -1, -1, 0, 2, 1000, -7 };
+	static const int32_t errs[] = { 0, EBUSY, EOPNOTSUPP, -1 };
+	union {
+		struct ringcap_cluster cl;
+		struct ringcap_xdp_link xl;
+		char raw[16];
+	} buf;
+	int len = 8, set[8], n = 0, err, r;
+	void *ptr = &buf;
+
+	memset(&buf, 0, sizeof(buf));
+	if (name == RINGCAP_CLUSTER) {
+		buf.cl.id = fz_rnd(w, 4);
+		buf.cl.policy = policy[fz_rnd(w, 5)];
+	} else {
+		buf.xl.fd = fds[fz_rnd(w, 6)];
+		buf.xl.error = errs[fz_rnd(w, 4)];
+	}
+	r = fz_rnd(w, 100);
+	if (r < 10)
+		len = (int[]){ 0, 4, 7, 9, 16 }[fz_rnd(w, 5)];
+	else if (r < 14)
+		ptr = fz_chance(w, 50) ? NULL : BAD_PTR;
+
+	err = setsockopt(s->fd, SOL_RINGCAP, name, ptr, len) ? errno : 0;
+	if (len != 8) {
+		set[n++] = EINVAL;
+	} else if (ptr != &buf) {
+		set[n++] = EFAULT;
+	} else if (name == RINGCAP_CLUSTER) {
+		if (buf.cl.policy > RINGCAP_CLUSTER_QUEUE) {
+			set[n++] = EINVAL;
+		} else {
+			if ((!s->bound && !s->gone) || s->shared)
+				set[n++] = 0;
+			if (s->bound || s->gone || s->shared)
+				set[n++] = EBUSY;
+		}
+	} else {
+		/* Capabilities may have been dropped (capdrop, userns). */
+		set[n++] = EPERM;
+		set[n++] = EINVAL;
+		if (buf.xl.fd >= 0)
+			set[n++] = EBADF;
+		else if (buf.xl.error > 0 && (s->bound || s->shared))
+			set[n++] = 0;
+	}
+	set[n] = -1;
+	FZ_EXPECTF(OP_SETSOCKOPT, err, set, "setsockopt(%d, len %d) (bound %d)",
+		   name, len, s->bound);
+}
+
 void fz_op_setsockopt(struct fz_worker *w)
 {
 	struct fz_sock *s = fz_pick_sock(w);
@@ -258,7 +320,14 @@ void fz_op_setsockopt(struct fz_worker *w)
 
 	if (!s)
 		return;
-	name = fz_chance(w, 85) ? 1 + (int)fz_rnd(w, 5) : odd_name(w);
+	r = fz_rnd(w, 100);
+	name = r < 75 ? 1 + (int)fz_rnd(w, 5) :
+	       r < 85 ? RINGCAP_CLUSTER + (int)fz_rnd(w, 2) : odd_name(w);
+	if ((name == RINGCAP_CLUSTER || name == RINGCAP_XDP_LINK) &&
+	    fz_chance(w, 80)) {
+		set_struct(w, s, name);
+		return;
+	}
 	v = opt_value(w, name);
 	buf[0] = v;
 	r = fz_rnd(w, 100);
@@ -279,6 +348,14 @@ void fz_op_setsockopt(struct fz_worker *w)
 	} else if (level != SOL_RINGCAP) {
 		FZ_EXPECT(OP_SETSOCKOPT, err, ("setsockopt(level %d)", level),
 			  ENOPROTOOPT);
+	} else if ((name == RINGCAP_CLUSTER || name == RINGCAP_XDP_LINK) &&
+		   len != 8) {
+		FZ_EXPECT(OP_SETSOCKOPT, err,
+			  ("setsockopt(%d, optlen %d)", name, len), EINVAL);
+	} else if (name == RINGCAP_CLUSTER || name == RINGCAP_XDP_LINK) {
+		/* Raw words as the struct: set_struct() models them closely. */
+		FZ_EXPECT(OP_SETSOCKOPT, err, ("setsockopt(%d, raw)", name),
+			  0, EINVAL, EFAULT, EPERM, EBUSY, EBADF);
 	} else if (len != 4) {
 		if (name >= 1 && name <= 5)
 			FZ_EXPECT(OP_SETSOCKOPT, err,
@@ -394,14 +471,29 @@ int fz_ring_info(struct fz_sock *s, struct ringcap_ring_info *info)
 	return 0;
 }
 
+/* RINGCAP_PATH: known values, none but "unbound" before bind. */
+static void check_path(const struct fz_sock *s, const struct ringcap_path *p)
+{
+	fz_check(p->path <= RINGCAP_PATH_XDP && p->why <= RINGCAP_XDP_REFUSED &&
+		 !p->__pad, "PATH reads path %u why %u pad %u", p->path,
+		 p->why, p->__pad);
+	fz_check(p->path == RINGCAP_PATH_HOOK || p->why == RINGCAP_XDP_NONE,
+		 "PATH reads why %u with path %u", p->why, p->path);
+	if (!s->bound && !s->shared)
+		fz_check(p->path == RINGCAP_PATH_UNBOUND,
+			 "PATH reads path %u on an unbound socket", p->path);
+}
+
 void fz_op_getsockopt(struct fz_worker *w)
 {
 	struct fz_sock *s = fz_pick_sock(w);
-	static const int names[] = { 1, 2, 3, 4, 5, 16, 17, 18 };
+	static const int names[] = { 1, 2, 3, 4, 5, 6, 16, 17, 18, 19 };
 	union {
 		uint32_t u;
 		struct ringcap_ring_info info;
 		struct ringcap_stats st;
+		struct ringcap_cluster cl;
+		struct ringcap_path path;
 		char raw[128];
 	} buf;
 	int level = SOL_RINGCAP, name, size, r, err, len;
@@ -410,7 +502,7 @@ void fz_op_getsockopt(struct fz_worker *w)
 
 	if (!s)
 		return;
-	name = fz_chance(w, 90) ? names[fz_rnd(w, 8)] : odd_name(w);
+	name = fz_chance(w, 90) ? names[fz_rnd(w, 10)] : odd_name(w);
 	if (name == RINGCAP_RING_INFO && fz_chance(w, 70)) {
 		fz_ring_info(s, &buf.info);
 		return;
@@ -420,7 +512,9 @@ void fz_op_getsockopt(struct fz_worker *w)
 		return;
 	}
 	size = name == RINGCAP_RING_INFO ? (int)sizeof(buf.info) :
-	       name == RINGCAP_STATS ? (int)sizeof(buf.st) : 4;
+	       name == RINGCAP_STATS ? (int)sizeof(buf.st) :
+	       name == RINGCAP_CLUSTER ? (int)sizeof(buf.cl) :
+	       name == RINGCAP_PATH ? (int)sizeof(buf.path) : 4;
 	len = size;
 	lenp = &l;
 	r = fz_rnd(w, 100);
@@ -450,7 +544,8 @@ void fz_op_getsockopt(struct fz_worker *w)
 		FZ_EXPECT(OP_GETSOCKOPT, err, ("getsockopt(optlen -1)"), EINVAL);
 		return;
 	}
-	if (name < 1 || (name > 5 && name < 16) || name > 18) {
+	/* RINGCAP_XDP_LINK (7) is write-only. */
+	if (name < 1 || (name > 6 && name < 16) || name > 19) {
 		FZ_EXPECT(OP_GETSOCKOPT, err, ("getsockopt(name %d)", name),
 			  ENOPROTOOPT);
 		return;
@@ -483,6 +578,15 @@ void fz_op_getsockopt(struct fz_worker *w)
 		 name, l, size);
 	if (name == RINGCAP_STATS || name == RINGCAP_RING_INFO)
 		return;
+	if (name == RINGCAP_CLUSTER) {
+		fz_check(buf.cl.policy <= RINGCAP_CLUSTER_QUEUE,
+			 "CLUSTER reads policy %u", buf.cl.policy);
+		return;
+	}
+	if (name == RINGCAP_PATH) {
+		check_path(s, &buf.path);
+		return;
+	}
 	check_u32(w, s, name, buf.u);
 }
 

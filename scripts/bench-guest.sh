@@ -8,17 +8,35 @@
 # rate, waits until the NIC is quiet, and writes one CSV row: what was
 # offered, what the NIC delivered and missed, what each process captured,
 # the drops per layer, wake-ups and poll-family syscalls per 1000 captured
-# frames, and each CPU's user/sys/softirq split. Then the sim-device
-# micro-benchmark: the capture path without NIC emulation.
+# frames, and each CPU's user/sys/softirq split. Then the same on a
+# virtio-net NIC (--nic virtio-dgram, the stock virtio_net: ringcap's
+# standard hook in mode 0 and XDP in mode 2, against native XDP_DROP as
+# the ceiling), three readers each copying everything against a ringcap
+# cluster and netsniff-ng's AF_PACKET fanout, and the sim-device
+# micro-benchmark with 1 and 3 readers: the capture path without NIC
+# emulation.
 #
 #   scripts/bench-guest.sh full|quick OUT.csv
 #
 #   RINGCAP_BENCH_FRAMES, RINGCAP_BENCH_REPS   override the matrix's
+#   RINGCAP_BENCH_PARTS   which parts run (default all: "e1000e virtio
+#                         multi sim"); the others are left out of the plan
 #
 # Set-ups: af_stock (the stock e1000e, the system libpcap: AF_PACKET,
 # TPACKET_V3), af_rce0 (ringcap_e1000e in mode 0, the system libpcap),
 # rc_m0/rc_m1/rc_m2 (ringcap_e1000e in transparent mode 0/1/2 with
 # libpcap-ring), ringcount (mode 2, ringcap's own reader).
+# On virtio-net (figure "virtio"): vio_af (tcpdump, AF_PACKET), vio_m0
+# (ringcount, mode 0: the shared hook), vio_xdp (ringcount, mode 2:
+# libringcap attaches ringcap's XDP program), vio_rc_m2 (tcpdump through
+# libpcap-ring, mode 2), vio_drop (xdp-bench drop: native XDP_DROP).
+# Three readers (figure "multi", 64 B; vio_ on virtio-net, e1k_ on the
+# 82574L): _af (tcpdumps on AF_PACKET, each a copy), _m0td (tcpdumps
+# through libpcap-ring in mode 0, each a copy; also with one reader),
+# _cluster (three tcpdumps through libpcap-ring in mode 2 with
+# RINGCAP_CLUSTER=1:flow: they share the frames), _fanout (three
+# netsniff-ng in AF_PACKET fanout group 1, hash: they share the frames).
+# e1k_ uses the stock e1000e except for e1k_cluster (ringcap_e1000e).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,18 +58,29 @@ full)
 	FRAMES=100000 REPS=3
 	SETUPS="af_stock af_rce0 rc_m0 rc_m1 rc_m2 ringcount"
 	SIZES="64 256 512 1500" LEVELS="0 1 3 6 9" PROCS="2 3" PROC_LEVELS="0 9"
+	VIO_SIZES="64 1500" MULTI_NICS="vio e1k"
 	SIM_FRAMES=200000 ;;
 quick)
 	FRAMES=30000 REPS=1
 	SETUPS="af_stock rc_m0 rc_m2 ringcount"
 	SIZES="64 1500" LEVELS="0 9" PROCS="3" PROC_LEVELS="0"
+	VIO_SIZES="64" MULTI_NICS="vio"
 	SIM_FRAMES=50000 ;;
 *)
 	echo "bench: matrix full or quick, not '$matrix'" >&2
 	exit 2 ;;
 esac
+VIO_SETUPS="vio_af vio_m0 vio_xdp vio_rc_m2 vio_drop"
+# Three readers per NIC: "SETUP:PROCS" runs, 64 B, tcpdump or netsniff-ng.
+MULTI_RUNS="af:1 af:3 m0td:1 m0td:3 cluster:3 fanout:3"
+CLUSTER=1:flow
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
 REPS=${RINGCAP_BENCH_REPS:-$REPS}
+PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio multi sim} "
+part() { [[ $PARTS == *" $1 "* ]]; }
+part e1000e || SETUPS=
+part virtio || VIO_SETUPS=
+part multi || MULTI_NICS=
 
 out=$(mktemp -d)
 apps=()
@@ -126,11 +155,13 @@ has_capture_socket() {
 # ---- capture processes -----------------------------------------------------
 
 # app_start I KIND LEVEL LIB WAKE CPU: capture process I on $dev.
-# KIND tcpdump|packzip|ringcount; LIB system|ring; WAKE default|n1;
-# CPU a CPU to pin it to, or "-".
+# KIND tcpdump|packzip|ringcount|netsniff|xdpdrop; LIB system|ring; WAKE
+# default|n1; CPU a CPU to pin it to, or "-". APP_ENV: variables for it
+# (RINGCAP_CLUSTER).
 app_start() {
 	local i=$1 kind=$2 level=$3 lib=$4 wake=$5 cpu=$6 pre=() cmd=()
 	[ "$cpu" = - ] || pre+=(taskset -c "$cpu")
+	[ ${#APP_ENV[@]} = 0 ] || pre+=(env "${APP_ENV[@]}")
 	[ "$lib" = system ] || [ "$kind" = ringcount ] || pre+=("$RUN")
 	case $kind in
 	tcpdump)
@@ -142,6 +173,15 @@ app_start() {
 	ringcount)
 		cmd=("$RINGCOUNT" -q -i "$dev" -r $((BUF_KIB * 1024)))
 		[ "$wake" = default ] || cmd+=(-w 1) ;;
+	netsniff)
+		# Fanout group 1 by flow hash, only walking its ring (no
+		# output, no printing); the same ring memory as the others, no
+		# promiscuous mode (as tcpdump -p), and leave the system's
+		# socket memory sysctls and IRQ affinities alone.
+		cmd=(netsniff-ng -i "$dev" -s -M -A -Q -N -S "${BUF_KIB}KiB"
+			--fanout-group 1 --fanout-type hash) ;;
+	xdpdrop)
+		cmd=(xdp-bench drop -i 1 "$dev") ;;
 	esac
 	"${pre[@]+"${pre[@]}"}" "${cmd[@]}" >"$out/app$i" 2>&1 &
 	apps[i]=$!
@@ -162,6 +202,16 @@ app_stop() {
 	ringcount)
 		s=$(grep '^ringcount:' "$out/app$i" | tail -n 1)
 		CAP=$(kv captured "$s") DROP=$(kv dropped "$s") ;;
+	netsniff)
+		# Its TPACKET_V3 summary: frames it walked ("incoming"), and
+		# the ring-full drops ("failed filter (out of space)").
+		s=$(tr -d '\r' <"$out/app$i")
+		CAP=$(sed -n 's/^ *\([0-9]*\)  packets incoming.*/\1/p' <<<"$s" | tail -n 1)
+		DROP=$(sed -n 's/^ *\([0-9]*\)  packets failed filter.*/\1/p' <<<"$s" | tail -n 1) ;;
+	xdpdrop)
+		# What XDP_DROP handled: the driver's xdp_drops counters over
+		# the offer (vio_offer).
+		CAP=$XDP_DROPS DROP=0 ;;
 	esac
 	if [ -z "$CAP" ]; then
 		echo "bench: process $i ($kind) gave no summary:" >&2
@@ -170,10 +220,26 @@ app_stop() {
 	fi
 }
 
+# app_ready I KIND: process I is capturing (its socket is bound, or for
+# xdp-bench its program is attached)
+app_ready() {
+	if [ "$2" = xdpdrop ]; then
+		xdp_attached && ! grep -q 'ERROR\|Couldn' "$out/app$1"
+	else
+		has_capture_socket "${apps[$1]}"
+	fi
+}
+# The capture path of PID's ringcap socket (the last column of
+# /proc/net/ringcap: aware, hook, xdp, hook:WHY), "-" if it has none.
+path_of() { awk -v p="$1" '$1 == p { print $NF; f = 1; exit } END { if (!f) print "-" }' /proc/net/ringcap; }
+
 # ---- set-ups ---------------------------------------------------------------
 
 SETUP_LIB= SETUP_KIND=
+OFFER=nic_offer
+APP_ENV=()
 setup_enter() {
+	OFFER=nic_offer APP_ENV=()
 	case $1 in
 	af_stock)
 		nic_bind e1000e; SETUP_LIB=system ;;
@@ -183,35 +249,110 @@ setup_enter() {
 		nic_bind ringcap_e1000e; echo "${1#rc_m}" >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
 	ringcount)
 		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
+	e1k_af|e1k_fanout)
+		nic_bind e1000e; echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system ;;
+	e1k_m0td)
+		nic_bind e1000e; echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
+	e1k_cluster)
+		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
+		APP_ENV=("RINGCAP_CLUSTER=$CLUSTER") ;;
+	vio_*)
+		vio_enter "$1" ;;
+	esac
+}
+
+# ---- the virtio-net NIC ------------------------------------------------------
+
+# Like the 82574L (scripts/guest-nic.sh), fed by the host generator: the
+# first virtio-dgram NIC of `rc_host nics`, found by its MAC (its netdev
+# sits under the virtio device, not the PCI function).
+VNIC= VMAC= vdev=
+vio_find() {
+	local nics
+	nics=$("$RC_HOST" nics 2>&1) || { echo "bench: rc_host nics: $nics" >&2; return 1; }
+	read -r VNIC _ VMAC _ <<<"$(awk '$2 == "virtio-dgram" { print; exit }' <<<"$nics")"
+	[ -n "$VNIC" ] || { echo "bench: no virtio-dgram NIC in this guest (scripts/vm/run --nic virtio-dgram)" >&2; return 1; }
+	modprobe virtio_net 2>/dev/null || true
+	wait_for 20 eval 'vdev=$(iface_by_mac "$VMAC")' ||
+		{ echo "bench: $VNIC ($VMAC) has no interface" >&2; return 1; }
+	ip link set "$vdev" up
+	wait_for 20 grep -qx 1 "/sys/class/net/$vdev/carrier" ||
+		{ echo "bench: $vdev: no link" >&2; return 1; }
+	echo "bench: virtio-net $VNIC $VMAC is $vdev, driver $(basename "$(readlink -f "/sys/class/net/$vdev/device/driver")")"
+}
+xdp_attached() { ip link show dev "$dev" | grep -q 'prog/xdp'; }
+vio_xdp_drops() { ethtool -S "$vdev" | awk '$1 ~ /xdp_drops:$/ { s += $2 } END { print s + 0 }'; }
+vio_wiredrops() { "$RC_HOST" wiredrops "$VNIC" | sed -n 's/^drops=\([0-9]*\)$/\1/p' | grep .; }
+# vio_offer FRAMES SIZE RATE FLOWS: nic_offer for the virtio-net NIC;
+# also sets XDP_DROPS (what an XDP_DROP program dropped meanwhile)
+vio_offer() {
+	local g w0 m0 n0 x0
+	w0=$(vio_wiredrops)
+	m0=$(nic_sys rx_missed_errors)
+	n0=$(nic_sys rx_packets)
+	x0=$(vio_xdp_drops)
+	g=$("$RC_HOST" gen "$VNIC" --dst-mac "$VMAC" --flows "$4" --size "$2" \
+		--rate "$3" --count "$1")
+	steady 0.5 nic_sys rx_packets || true
+	OFFERED=$(kv sent "$g")
+	OFFER_PPS=$(kv rate_pps "$g")
+	WIRE=$(($(vio_wiredrops) - w0))
+	MISSED=$(($(nic_sys rx_missed_errors) - m0))
+	NIC_RX=$(($(nic_sys rx_packets) - n0))
+	XDP_DROPS=$(($(vio_xdp_drops) - x0))
+}
+vio_enter() {
+	dev=$vdev OFFER=vio_offer APP_ENV=()
+	# The previous set-up's XDP program (ringcap's or xdp-bench's) goes
+	# with its last process; another one would make ours fall back.
+	wait_for 10 eval '! xdp_attached' ||
+		echo "bench: $dev still runs an XDP program: $(ip link show dev "$dev" | grep -o 'prog/xdp.*')" >&2
+	case $1 in
+	vio_af|vio_fanout|vio_drop)
+		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system ;;
+	vio_m0|vio_m0td)
+		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
+	vio_xdp|vio_rc_m2)
+		echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
+	vio_cluster)
+		echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
+		APP_ENV=("RINGCAP_CLUSTER=$CLUSTER") ;;
 	esac
 }
 
 # ---- one measured run -------------------------------------------------------
 
-HEADER="kernel,git_rev,date,figure,setup,size,app,level,procs,wakeup,placement,rep,offered,offer_pps,wire_drops,nic_rx,nic_missed,captured_min,captured_sum,captured_per_proc,ring_drops,filter_drops,wakeups,polls,wakeups_per_1k,polls_per_1k,cpu0_user,cpu0_sys,cpu0_softirq,cpu1_user,cpu1_sys,cpu1_softirq,share"
+HEADER="kernel,git_rev,date,figure,setup,size,app,level,procs,wakeup,placement,rep,offered,offer_pps,wire_drops,nic_rx,nic_missed,captured_min,captured_sum,captured_per_proc,ring_drops,filter_drops,wakeups,polls,wakeups_per_1k,polls_per_1k,cpu0_user,cpu0_sys,cpu0_softirq,cpu1_user,cpu1_sys,cpu1_softirq,share,path"
 
 # run FIGURE SETUP SIZE KIND LEVEL PROCS WAKE PLACEMENT REP
 run() {
 	local fig=$1 setup=$2 size=$3 kind=$4 level=$5 procs=$6 wake=$7 place=$8 rep=$9
-	local i cpu=- c0 c1 caps=() capmin= capsum=0 dropsum=0 wk=0 pl w pids=()
+	local i cpu=- c0 c1 caps=() capmin= capsum=0 dropsum=0 wk=0 pl w pids=() paths=() path
 	case $place in same) cpu=0 ;; different) cpu=1 ;; esac
 	for ((i = 0; i < procs; i++)); do
 		app_start "$i" "$kind" "$level" "$SETUP_LIB" "$wake" "$cpu"
 		pids+=("${apps[i]}")
 	done
 	for ((i = 0; i < procs; i++)); do
-		wait_for 30 has_capture_socket "${apps[i]}" ||
+		wait_for 30 app_ready "$i" "$kind" ||
 			{ echo "bench: process $i ($kind) did not start:" >&2; cat "$out/app$i" >&2; }
 	done
 	sleep 0.5	# the socket is there; let the ring or TPACKET set-up finish
 	c0=$(cpu_snap)
-	nic_offer "$FRAMES" "$size" 0 "$FLOWS"
+	$OFFER "$FRAMES" "$size" 0 "$FLOWS"
 	c1=$(cpu_snap)
-	# Wake-ups of the ringcap sockets, read while they are still open.
+	# Wake-ups and paths of the ringcap sockets, read while they are
+	# still open.
 	for ((i = 0; i < procs; i++)); do
 		w=$(awk -v p="${apps[i]}" '$1 == p { s += $9 } END { print s + 0 }' /proc/net/ringcap)
 		wk=$((wk + w))
+		if [ "$kind" = xdpdrop ]; then
+			xdp_attached && paths+=(xdp_drop) || paths+=(not-attached)
+		else
+			paths+=("$(path_of "${apps[i]}")")
+		fi
 	done
+	path=$(printf '%s\n' "${paths[@]}" | sort -u | paste -sd /)
 	for ((i = 0; i < procs; i++)); do
 		app_stop "$i" "$kind"
 		caps+=("$CAP")
@@ -228,36 +369,74 @@ run() {
 		"$(awk -v a="$pl" -v c="$capsum" 'BEGIN { printf "%.1f", c ? 1000 * a / c : 0 }')"
 		$(cpu_split "$c0" "$c1")
 		"$(awk -v c="$capsum" -v n="$procs" -v o="$OFFERED" 'BEGIN { printf "%.4f", o ? c / n / o : 0 }')"
+		"$path"
 	)
 	(IFS=,; echo "${f[*]}") >>"$csv"
-	printf 'bench: %-9s %-8s %4sB %-9s L%s x%s %-7s %-9s rep %s: offered %s, NIC %s, captured %s (%s per process), ring drops %s, wake-ups %s, polls %s\n' \
+	printf 'bench: %-9s %-8s %4sB %-9s L%s x%s %-7s %-9s rep %s: offered %s, NIC %s, captured %s (%s per process), ring drops %s, wake-ups %s, polls %s, path %s\n' \
 		"$fig" "$setup" "$size" "$kind" "$level" "$procs" "$wake" "$place" "$rep" \
-		"$OFFERED" "$NIC_RX" "$capsum" "$(IFS=/; echo "${caps[*]}")" "$dropsum" "$wk" "$pl"
+		"$OFFERED" "$NIC_RX" "$capsum" "$(IFS=/; echo "${caps[*]}")" "$dropsum" "$wk" "$pl" "$path"
+}
+
+# vio_runs REP: the virtio-net set-ups, one reader, each frame size
+vio_runs() {
+	local setup size kind
+	for setup in $VIO_SETUPS; do
+		setup_enter "$setup"
+		case $setup in
+		vio_af|vio_rc_m2) kind=tcpdump ;;
+		vio_m0|vio_xdp) kind=ringcount ;;
+		vio_drop) kind=xdpdrop ;;
+		esac
+		for size in $VIO_SIZES; do
+			run virtio "$setup" "$size" "$kind" - 1 default default "$1"
+		done
+	done
+}
+# multi_runs NIC REP: three readers on NIC (vio or e1k), 64 B
+multi_runs() {
+	local r setup procs kind
+	for r in $MULTI_RUNS; do
+		setup=$1_${r%:*} procs=${r#*:}
+		setup_enter "$setup"
+		kind=tcpdump
+		[ "$setup" != "$1_fanout" ] || kind=netsniff
+		run multi "$setup" 64 "$kind" - "$procs" default default "$2"
+	done
 }
 
 # ---- the sim micro-benchmark -----------------------------------------------
 
-# Frames injected into ringcap_sim as fast as it takes them, one reader:
-# AF_PACKET (tcpdump with the system libpcap) against ringcount in modes 0
-# and 2; kernel time (system + softirq, all CPUs) per captured frame.
+# Frames injected into ringcap_sim as fast as it takes them: AF_PACKET
+# (tcpdumps with the system libpcap) against ringcounts in mode 0 (one
+# shared hook per device, however many readers) and mode 2, with 1 reader
+# and, for AF_PACKET and mode 0, 3 readers each getting every frame;
+# kernel time (system + softirq, all CPUs) per injected frame (what
+# serving all readers costs) and per captured frame.
+SIM_RUNS="sim_af:1 sim_m0:1 sim_m2:1 sim_af:3 sim_m0:3"
 sim_bench() {
-	local rep setup c0 c1 k pid cap ns batch=10000 n
+	local rep r setup readers c0 c1 k i cap capsum ns nsi batch=10000 n pids=()
 	ip link add rcbench0 type ringcap_sim 2>/dev/null ||
 		{ insmod "$SIM_KO" && ip link add rcbench0 type ringcap_sim; }
 	ip link set rcbench0 up
 	for ((rep = 1; rep <= REPS; rep++)); do
-		for setup in sim_af sim_m0 sim_m2; do
+		for r in $SIM_RUNS; do
+			setup=${r%:*} readers=${r#*:} pids=()
 			case $setup in
-			sim_af) echo 0 >"$PARAMS/transparent_mode"
-				tcpdump -i rcbench0 -n -p -w /dev/null -B "$BUF_KIB" -Z root >"$out/sim" 2>&1 & ;;
-			sim_m0) echo 0 >"$PARAMS/transparent_mode"
-				"$RINGCOUNT" -q -i rcbench0 -r $((BUF_KIB * 1024)) >"$out/sim" 2>&1 & ;;
-			sim_m2) echo 2 >"$PARAMS/transparent_mode"
-				"$RINGCOUNT" -q -i rcbench0 -r $((BUF_KIB * 1024)) >"$out/sim" 2>&1 & ;;
+			sim_m2) echo 2 >"$PARAMS/transparent_mode" ;;
+			*) echo 0 >"$PARAMS/transparent_mode" ;;
 			esac
-			pid=$!
-			wait_for 30 has_capture_socket "$pid" ||
-				{ echo "bench: sim reader did not start:" >&2; cat "$out/sim" >&2; }
+			for ((i = 0; i < readers; i++)); do
+				if [ "$setup" = sim_af ]; then
+					tcpdump -i rcbench0 -n -p -w /dev/null -B "$BUF_KIB" -Z root >"$out/sim$i" 2>&1 &
+				else
+					"$RINGCOUNT" -q -i rcbench0 -r $((BUF_KIB * 1024)) >"$out/sim$i" 2>&1 &
+				fi
+				pids+=($!)
+			done
+			for ((i = 0; i < readers; i++)); do
+				wait_for 30 has_capture_socket "${pids[i]}" ||
+					{ echo "bench: sim reader $i did not start:" >&2; cat "$out/sim$i" >&2; }
+			done
 			sleep 0.5
 			c0=$(cpu_snap)
 			for ((n = 0; n < SIM_FRAMES; n += batch)); do
@@ -265,18 +444,24 @@ sim_bench() {
 			done
 			sleep 1
 			c1=$(cpu_snap)
-			kill -INT "$pid"
-			wait "$pid" || true
-			if [ "$setup" = sim_af ]; then
-				cap=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured.*/\1/p' "$out/sim")
-			else
-				cap=$(kv captured "$(grep '^ringcount:' "$out/sim" | tail -n 1)")
-			fi
+			capsum=0
+			for ((i = 0; i < readers; i++)); do
+				kill -INT "${pids[i]}"
+				wait "${pids[i]}" || true
+				if [ "$setup" = sim_af ]; then
+					cap=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured.*/\1/p' "$out/sim$i")
+				else
+					cap=$(kv captured "$(grep '^ringcount:' "$out/sim$i" | tail -n 1)")
+				fi
+				capsum=$((capsum + ${cap:-0}))
+			done
 			k=$(join <(echo "$c0") <(echo "$c1") | awk '{ s += ($7 - $3) + ($8 - $4) } END { print s }')
-			ns=$(awk -v k="$k" -v c="${cap:-0}" -v hz="$(getconf CLK_TCK)" \
+			ns=$(awk -v k="$k" -v c="$capsum" -v hz="$(getconf CLK_TCK)" \
 				'BEGIN { printf "%.0f", c ? k * 1e9 / hz / c : 0 }')
-			echo "$(uname -r),$GIT_REV,$DATE,$setup,$SIM_FRAMES,${cap:-0},$k,$ns,$rep" >>"$SIM_CSV"
-			echo "bench: sim $setup rep $rep: injected $SIM_FRAMES, captured ${cap:-0}, kernel time per captured frame ${ns} ns"
+			nsi=$(awk -v k="$k" -v c="$SIM_FRAMES" -v hz="$(getconf CLK_TCK)" \
+				'BEGIN { printf "%.0f", k * 1e9 / hz / c }')
+			echo "$(uname -r),$GIT_REV,$DATE,$setup,$SIM_FRAMES,$capsum,$k,$ns,$rep,$readers,$nsi" >>"$SIM_CSV"
+			echo "bench: sim $setup x$readers rep $rep: injected $SIM_FRAMES, captured $capsum in all, kernel time ${nsi} ns per injected frame, ${ns} ns per captured frame"
 		done
 	done
 	echo 0 >"$PARAMS/transparent_mode"
@@ -289,7 +474,7 @@ GIT_REV=${RINGCAP_BENCH_REV:-unknown}
 DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 SIM_CSV=${csv%.csv}-sim.csv
 echo "$HEADER" >"$csv"
-echo "kernel,git_rev,date,setup,injected,captured,kernel_ticks,kernel_ns_per_frame,rep" >"$SIM_CSV"
+echo "kernel,git_rev,date,setup,injected,captured,kernel_ticks,kernel_ns_per_frame,rep,readers,kernel_ns_per_injected" >"$SIM_CSV"
 
 # The rows the matrix below writes, to check the CSV against at the end.
 wc_w() { echo $#; }
@@ -303,15 +488,19 @@ for setup in $SETUPS; do
 		$(wc_w $PROC_LEVELS) * $(wc_w $PROCS))) ;;
 	esac
 done
-planned=$(((planned + 2) * REPS))
+part e1000e && planned=$((planned + 2))
+planned=$((planned + $(wc_w $VIO_SETUPS) * $(wc_w $VIO_SIZES) +
+	$(wc_w $MULTI_NICS) * $(wc_w $MULTI_RUNS)))
+planned=$((planned * REPS))
 
 nic_find
 # Nothing but the generator's frames on the wire: no IPv6 chatter.
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+vio_find
 modprobe ringcap
 modprobe ringcap_e1000e
 polls_start
-echo "bench: $(uname -r), $(nproc) CPUs, $FRAMES frames per run, $REPS repetitions, matrix $matrix, $planned runs"
+echo "bench: $(uname -r), $(nproc) CPUs, $FRAMES frames per run, $REPS repetitions, matrix $matrix, parts$PARTS, $planned runs"
 
 for ((rep = 1; rep <= REPS; rep++)); do
 	for setup in $SETUPS; do
@@ -334,15 +523,19 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	done
 	# Kernel thread and application on one CPU or two: both RX threads on
 	# CPU 0 (rx_cpu=0,0), the application pinned to CPU 0 or CPU 1.
-	rmmod ringcap_e1000e
-	modprobe ringcap_e1000e rx_cpu=0,0
-	setup_enter rc_m2
-	run placement rc_m2 64 packzip 0 1 default same "$rep"
-	run placement rc_m2 64 packzip 0 1 default different "$rep"
-	rmmod ringcap_e1000e
-	modprobe ringcap_e1000e
+	if part e1000e; then
+		rmmod ringcap_e1000e
+		modprobe ringcap_e1000e rx_cpu=0,0
+		setup_enter rc_m2
+		run placement rc_m2 64 packzip 0 1 default same "$rep"
+		run placement rc_m2 64 packzip 0 1 default different "$rep"
+		rmmod ringcap_e1000e
+		modprobe ringcap_e1000e
+	fi
+	vio_runs "$rep"
+	for nic in $MULTI_NICS; do multi_runs "$nic" "$rep"; done
 done
-sim_bench
+! part sim || sim_bench
 rows=$(($(wc -l <"$csv") - 1))
 echo "bench: done, $rows rows of $planned planned in $csv"
 [ "$rows" = "$planned" ] || { echo "bench: $((planned - rows)) runs are missing" >&2; exit 1; }

@@ -25,6 +25,20 @@ SETUP_NAMES = {
     "rc_m1": "ringcap_e1000e mode 1 + libpcap-ring",
     "rc_m2": "ringcap_e1000e mode 2 + libpcap-ring",
     "ringcount": "ringcap_e1000e mode 2 + ringcount",
+    "vio_af": "virtio_net + libpcap (AF_PACKET): tcpdump(s), each a copy",
+    "vio_m0": "virtio_net, ringcap mode 0 (hook) + ringcount",
+    "vio_xdp": "virtio_net, ringcap mode 2 (XDP) + ringcount",
+    "vio_rc_m2": "virtio_net, ringcap mode 2 (XDP) + libpcap-ring, tcpdump",
+    "vio_drop": "virtio_net, native XDP_DROP (xdp-bench drop): the ceiling",
+    "vio_m0td": "virtio_net, ringcap mode 0 + libpcap-ring: tcpdumps, each a copy",
+    "vio_cluster": "virtio_net, ringcap mode 2 (XDP), cluster %s: tcpdumps "
+                   "sharing" % "1:flow",
+    "vio_fanout": "virtio_net + netsniff-ng, AF_PACKET fanout hash: sharing",
+    "e1k_af": "e1000e + libpcap (AF_PACKET): tcpdumps, each a copy",
+    "e1k_m0td": "e1000e, ringcap mode 0 (hook) + libpcap-ring: tcpdumps, "
+                "each a copy",
+    "e1k_cluster": "ringcap_e1000e mode 2, cluster 1:flow: tcpdumps sharing",
+    "e1k_fanout": "e1000e + netsniff-ng, AF_PACKET fanout hash: sharing",
 }
 ORDER = list(SETUP_NAMES)
 
@@ -50,13 +64,45 @@ def med(rows, col):
     return statistics.median(float(r[col]) for r in rows)
 
 
-def cell(rows, col="share", pct=True):
+def cell(rows, col="share", pct=True, fmt="%.1f"):
     """median (min-max) over the repetitions"""
     v = [float(r[col]) for r in rows]
-    f = (lambda x: "%.1f%%" % (100 * x)) if pct else (lambda x: "%.1f" % x)
+    if not v:
+        return "-"
+    f = (lambda x: "%.1f%%" % (100 * x)) if pct else (lambda x: fmt % x)
     if len(v) == 1:
         return f(v[0])
     return "%s (%s-%s)" % (f(statistics.median(v)), f(min(v)), f(max(v)))
+
+
+def total_share(r):
+    """what all processes of a run captured, of the offered frames"""
+    return dict(share=float(r["captured_sum"]) / float(r["offered"])
+                if float(r["offered"]) else 0.0)
+
+
+def nic_share(r):
+    """what the NIC delivered, of the offered frames"""
+    return dict(share=float(r["nic_rx"]) / float(r["offered"])
+                if float(r["offered"]) else 0.0)
+
+
+def paths(rows):
+    """the capture paths the runs' sockets reported"""
+    return "/".join(sorted({p for r in rows
+                            for p in (r.get("path") or "-").split("/")}))
+
+
+def readers(r):
+    """sim.csv rows before the 3-reader runs have no readers column"""
+    return int(r.get("readers") or 1)
+
+
+def ns_injected(r):
+    if r.get("kernel_ns_per_injected"):
+        return float(r["kernel_ns_per_injected"])
+    return float(r["kernel_ns_per_frame"]) * float(r["captured"]) / \
+        float(r["injected"])
 
 
 def setups_in(g):
@@ -187,26 +233,165 @@ def report(d):
                          for k, v in sorted(g.items(), key=lambda kv: kv[0][6],
                                             reverse=True)]))
 
+    g = groups(rows, "virtio")
+    if g:
+        sizes = sorted({k[1] for k in g})
+        md.append("\n### virtio-net: capture share by frame size (one "
+                  "reader; the stock virtio_net; NIC delivered in "
+                  "brackets, the ringcap path after the slash)\n\n")
+        t = []
+        for s_ in setups_in(g):
+            cells = []
+            for z in sizes:
+                src = by(g, s_, size=z)
+                cells.append("%s [%s] / %s" % (
+                    cell(src), cell([nic_share(r) for r in src]),
+                    paths(src)) if src else "-")
+            t.append([SETUP_NAMES[s_]] + cells)
+        md.append(table(["set-up"] + ["%d B" % z for z in sizes], t))
+
+    g = groups(rows, "multi")
+    if g:
+        md.append("\n### Three readers: each a copy, a ringcap cluster, an "
+                  "AF_PACKET fanout (64 B)\n\n"
+                  "Per process: each process's share of the offered frames "
+                  "(median over the repetitions of the i-th process); "
+                  "total: what all of them captured together, of the "
+                  "offered frames and of what the NIC delivered.\n\n")
+        t = []
+        for s_ in setups_in(g):
+            for p in sorted({k[4] for k in g if k[0] == s_}):
+                src = by(g, s_, procs=p)
+                per = [statistics.median(int(r["captured_per_proc"].split(";")[i])
+                                         / float(r["offered"]) for r in src)
+                       for i in range(p)]
+                t.append([SETUP_NAMES[s_], "%d" % p,
+                          " / ".join("%.1f%%" % (100 * x) for x in per),
+                          cell([total_share(r) for r in src]),
+                          cell([nic_share(r) for r in src]),
+                          cell([dict(share=total_share(r)["share"] /
+                                     nic_share(r)["share"])
+                                for r in src if float(r["nic_rx"])],
+                               pct=False, fmt="%.2f"),
+                          paths(src)])
+        md.append(table(["set-up", "processes", "per process",
+                         "total of offered", "NIC delivered",
+                         "total / NIC delivered", "path"], t))
+
     sim_path = os.path.join(d, "sim.csv")
     if os.path.exists(sim_path) and load(sim_path):
         sim = load(sim_path)
         md.append("\n### Sim device: the capture path without NIC emulation "
-                  "(one reader)\n\n")
+                  "(1 and 3 readers, each reader gets every frame)\n\n")
         names = {"sim_af": "AF_PACKET (tcpdump)", "sim_m0": "ringcap mode 0 "
                  "(ringcount)", "sim_m2": "ringcap mode 2 (ringcount)"}
         t = []
-        for s in ("sim_af", "sim_m0", "sim_m2"):
-            src = [r for r in sim if r["setup"] == s]
-            if src:
-                t.append([names[s], src[0]["injected"],
-                          cell([dict(share=float(r["captured"]) /
-                                     float(r["injected"])) for r in src]),
-                          "%.0f" % med(src, "kernel_ns_per_frame")])
-        md.append(table(["reader", "injected", "captured",
-                         "kernel ns per captured frame"], t))
+        for s_ in ("sim_af", "sim_m0", "sim_m2"):
+            for n in (1, 3):
+                src = [r for r in sim if r["setup"] == s_ and readers(r) == n]
+                if src:
+                    t.append([names[s_], "%d" % n, src[0]["injected"],
+                              cell([dict(share=float(r["captured"]) /
+                                         float(r["injected"]) / n)
+                                    for r in src]),
+                              "%.0f" % med(src, "kernel_ns_per_frame"),
+                              "%.0f" % statistics.median(
+                                  ns_injected(r) for r in src)])
+        md.append(table(["reader", "readers", "injected", "captured per "
+                         "reader", "kernel ns per captured frame",
+                         "kernel ns per injected frame"], t))
 
+    md.append(targets(rows, sim if os.path.exists(sim_path) else []))
     md.append(headline(rows))
     return "".join(md), plots
+
+
+def targets(rows, sim):
+    """issue 15's targets, as ratios measured in this run: met or not"""
+    out = []
+
+    def line(what, a, b, op, want, detail):
+        if a is None or not b:
+            out.append("- %s: not measured in this run (%s)\n" % (what, detail))
+            return
+        x = a / b
+        ok = x >= want if op == ">=" else x < want
+        out.append("- %s: %s: **%.2fx** (target %s %.2fx): **%s**\n"
+                   % (what, detail, x, op, want, "met" if ok else "not met"))
+
+    def share(fig, setup, fn=None, **want):
+        src = by(groups(rows, fig), setup, **want)
+        if not src:
+            return None
+        return statistics.median((fn(r)["share"] if fn else float(r["share"]))
+                                 for r in src)
+
+    def sim_ns(setup, n):
+        src = [r for r in sim if r["setup"] == setup and readers(r) == n]
+        return statistics.median(ns_injected(r) for r in src) if src else None
+
+    m0_1, m0_3, af_3 = sim_ns("sim_m0", 1), sim_ns("sim_m0", 3), sim_ns("sim_af", 3)
+    line("sim, mode 0 with 3 readers against AF_PACKET with 3 readers "
+         "(kernel time per injected frame, AF_PACKET / mode 0)",
+         af_3, m0_3, ">=", 1.0, "AF_PACKET %s, mode 0 %s" % (ns(af_3), ns(m0_3)))
+    line("sim, what 3 readers cost mode 0 against 1 reader (kernel time "
+         "per injected frame; one shared hook, not three)",
+         m0_3, m0_1, "<", 3.0, "%s against %s" % (ns(m0_3), ns(m0_1)))
+    af_1 = sim_ns("sim_af", 1)
+    if af_1 and af_3:
+        out.append("  (for reference, AF_PACKET: 3 readers %.0f ns against 1 "
+                   "reader %.0f ns per injected frame: %.2fx)\n"
+                   % (af_3, af_1, af_3 / af_1))
+
+    for z in (64, 1500):
+        drop = share("virtio", "vio_drop", size=z)
+        af = share("virtio", "vio_af", size=z)
+        for s_, name in (("vio_xdp", "ringcount"),
+                         ("vio_rc_m2", "tcpdump + libpcap-ring")):
+            x = share("virtio", s_, size=z)
+            if x is None and drop is None:
+                continue
+            line("virtio-net %d B, XDP mode 2 (%s) against native XDP_DROP"
+                 % (z, name), x, drop, ">=", 0.85,
+                 "share %s against %s" % (pct(x), pct(drop)))
+            line("virtio-net %d B, XDP mode 2 (%s) against AF_PACKET tcpdump"
+                 % (z, name), x, af, ">=", 1.15,
+                 "share %s against %s" % (pct(x), pct(af)))
+        m0 = share("virtio", "vio_m0", size=z)
+        if m0 is not None and af:
+            out.append("- virtio-net %d B, mode 0 (ringcount) against AF_PACKET "
+                       "tcpdump: share %s against %s: %.2fx (no target)\n"
+                       % (z, pct(m0), pct(af), m0 / af))
+
+    for nic, name in (("vio", "virtio-net"), ("e1k", "82574L")):
+        m0 = share("multi", nic + "_m0td", procs=3)
+        af = share("multi", nic + "_af", procs=3)
+        if m0 is None and af is None:
+            continue
+        line("%s, mode 0 with 3 readers against AF_PACKET with 3 readers "
+             "(share per process)" % name, m0, af, ">=", 1.0,
+             "%s against %s" % (pct(m0), pct(af)))
+        cl = share("multi", nic + "_cluster", total_share, procs=3)
+        nd = share("multi", nic + "_cluster", nic_share, procs=3)
+        fo = share("multi", nic + "_fanout", total_share, procs=3)
+        line("%s, 3-member cluster: total captured against what the NIC "
+             "delivered" % name, cl, nd, ">=", 0.9,
+             "%s of offered against %s" % (pct(cl), pct(nd)))
+        line("%s, 3-member cluster against netsniff-ng fanout x3 (total "
+             "captured)" % name, cl, fo, ">=", 1.3,
+             "%s against %s" % (pct(cl), pct(fo)))
+    if not out:
+        return ""
+    return ("\n### Targets (issue 15): ratios measured in this run\n\n"
+            + "".join(out))
+
+
+def ns(x):
+    return "-" if x is None else "%.0f ns" % x
+
+
+def pct(x):
+    return "-" if x is None else "%.1f%%" % (100 * x)
 
 
 def headline(rows):

@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make bench` / `make bench-quick`: build, install the modules with DKMS
-# and, in a 2-vCPU guest on the 6.1 kernel whose emulated 82574L is fed by
-# the host generator, measure every set-up of the matrix side by side
-# (scripts/bench-guest.sh); then summarise (scripts/bench-report.py).
+# and, in a 2-vCPU guest on the 6.1 kernel whose emulated 82574L (nic0)
+# and virtio-net NIC (nic1) are fed by the host generator, measure every
+# set-up of the matrix side by side (scripts/bench-guest.sh); then
+# summarise (scripts/bench-report.py).
 #
 #   scripts/bench.sh [full|quick]       default full
 #   RINGCAP_BENCH_KERNEL=KVER           another kernel than the 6.1 one
 #   RINGCAP_BENCH_FRAMES, _REPS         override the matrix's
+#   RINGCAP_BENCH_PARTS                 only these parts (e1000e virtio
+#                                       multi sim; default all)
 #
 # Results: bench/results/<date>-<matrix>/ (results.csv, sim.csv,
 # summary.md, fig-*.png, bench.log); a full run also rewrites the results
@@ -37,7 +40,7 @@ res=$top/bench/results/$(date -u +%Y%m%d-%H%M%S)-$matrix
 vmdir=$top/build/bench/vm
 mkdir -p "$res"
 env=(-e "RINGCAP_BENCH_REV=$rev")
-for v in FRAMES REPS; do
+for v in FRAMES REPS PARTS; do
 	eval "val=\${RINGCAP_BENCH_$v:-}"
 	[ -z "$val" ] || env+=(-e "RINGCAP_BENCH_$v=$val")
 done
@@ -45,7 +48,7 @@ timeout=$([ "$matrix" = quick ] && echo 900 || echo 10800)
 echo "bench: $matrix matrix on $k, results in ${res#$top/}"
 rc=0
 scripts/vm/run -k "$k" --cpus 2 --timeout "$timeout" --nic e1000e-dgram \
-	--run-dir "$vmdir" "${env[@]}" -- \
+	--nic virtio-dgram --run-dir "$vmdir" "${env[@]}" -- \
 	scripts/bench-guest.sh "$matrix" /run/ringcap-vm/share/artifacts/results.csv 2>&1 |
 	tee "$res/bench.log" || rc=$?
 cp "$vmdir/share/artifacts/results.csv" "$vmdir/share/artifacts/results-sim.csv" "$res/" 2>/dev/null || true

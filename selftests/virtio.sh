@@ -16,6 +16,14 @@
 #     sent and each has some; three in a round-robin cluster are within
 #     one frame of each other.
 #
+# Then mode 2, which on virtio-net goes through XDP (module/xdp.c): the
+# ring gets every frame and a UDP socket on rcgen's port none; after
+# close and after SIGKILL the program is gone and the socket gets them
+# all; a socket bound to queue 0 takes it; switching 2->0->2->0 while
+# frames arrive, tcpdump writes each once, in order; unbinding
+# virtio_net under an XDP socket gives the reader ENODEV and leaves
+# nothing behind.
+#
 # In a guest as root, after run_guest.sh loaded ringcap:
 #
 #   scripts/vm/run -k KVER --nic virtio-dgram -- \
@@ -55,7 +63,7 @@ BATCHES="60:253 128:252 700:252 1514:252"
 FLOWS=64
 N=0
 for b in $BATCHES; do N=$((N + ${b#*:})); done
-PLAN=7
+PLAN=15
 
 if [ "${RC_REQUIRE:-0}" = 1 ]; then MISSING=1; else MISSING=4; fi
 n=0
@@ -66,6 +74,8 @@ broken=
 tmp=$(mktemp -d)
 mode_was=
 was_up=1
+rp_was=
+GEN_IP=10.0.0.2 GEN_PORT=5001	# where rcgen sends its datagrams
 DEV= NIC= MAC=
 declare -A RCPID RCSUM
 
@@ -76,6 +86,8 @@ cleanup() {
 		[ -z "${RCPID[$id]}" ] || kill -KILL "${RCPID[$id]}" 2>/dev/null
 	done
 	[ -z "$mode_was" ] || echo "$mode_was" >"$PARAMS/transparent_mode"
+	[ -z "$DEV" ] || ip addr del "$GEN_IP/24" dev "$DEV" 2>/dev/null
+	[ -z "$rp_was" ] || sysctl -qw "net.ipv4.conf.all.rp_filter=$rp_was"
 	# The NIC as we found it, for whatever runs next in this guest.
 	[ -z "$DEV" ] || [ "$was_up" = 1 ] || ip link set "$DEV" down
 	rm -rf "$tmp"
@@ -244,28 +256,39 @@ if len(got) != len(want):
 print("ok: %d frames byte-exact, in order" % len(got))
 EOF
 }
-t_bytes() {
-	local pid rc=0 out sock
+# td_start ID: Debian's tcpdump through ringcap-run, writing the first $N
+# of rcgen's frames to $tmp/ID.pcap; 0 once it listens.
+td_start() {
 	[ -x "$RINGCAP_RUN" ] && [ -f "$LPR/build/lib/libpcap.so.0.8" ] ||
 		{ msg="no drop-in libpcap: make -C libpcap-ring"; return "$MISSING"; }
 	command -v tcpdump >/dev/null || { msg="no tcpdump"; return "$MISSING"; }
-	"$RINGCAP_RUN" tcpdump -Z root -i "$DEV" -c "$N" -w "$tmp/gen.pcap" udp dst port 5001 \
-		>"$tmp/td.out" 2>"$tmp/td.err" &
-	pid=$!
-	RCPID[td]=$pid
-	wait_for 20 grep -q "listening on" "$tmp/td.err" ||
-		{ msg="tcpdump did not start: $(tail -n 2 "$tmp/td.err" | tr '\n' ' ')"; return 1; }
-	sock=$(proc_line "$pid")
-	send || return 1
+	"$RINGCAP_RUN" tcpdump -Z root -i "$DEV" -c "$N" -w "$tmp/$1.pcap" udp dst port 5001 \
+		>"$tmp/$1.out" 2>"$tmp/$1.err" &
+	RCPID[$1]=$!
+	wait_for 20 grep -q "listening on" "$tmp/$1.err" ||
+		{ msg="tcpdump did not start: $(tail -n 2 "$tmp/$1.err" | tr '\n' ' ')"; return 1; }
+}
+# td_check ID: once the traffic is sent, wait for tcpdump ID to end and
+# check its file frame by frame; adds to $msg.
+td_check() {
+	local pid=${RCPID[$1]} rc=0 out
 	wait_for 30 eval "! kill -0 $pid" || kill -INT "$pid" 2>/dev/null
 	wait "$pid" || rc=$?
-	RCPID[td]=
-	msg="$(traffic); tcpdump: $(grep -E 'captured|dropped by kernel' "$tmp/td.err" | tr '\n' ' ')"
-	[ -n "$sock" ] || { msg+="; tcpdump had no ringcap socket"; return 1; }
+	RCPID[$1]=
+	msg+="tcpdump: $(grep -E 'captured|dropped by kernel' "$tmp/$1.err" | tr '\n' ' ')"
 	[ "$rc" = 0 ] || { msg+="; tcpdump exit $rc"; return 1; }
-	out=$(check_rcgen_pcap "$tmp/gen.pcap" "$MAC" "$FLOWS" $BATCHES 2>&1) ||
+	out=$(check_rcgen_pcap "$tmp/$1.pcap" "$MAC" "$FLOWS" $BATCHES 2>&1) ||
 		{ msg+="; $out"; return 1; }
 	msg+="; $out"
+}
+t_bytes() {
+	local sock
+	td_start td || return
+	sock=$(proc_line "${RCPID[td]}")
+	send || return 1
+	msg="$(traffic); "
+	td_check td || return 1
+	[ -n "$sock" ] || { msg+="; tcpdump had no ringcap socket"; return 1; }
 }
 tcase "tcpdump through ringcap-run writes the $N frames byte for byte as rcgen built them, in order" t_bytes
 
@@ -322,7 +345,180 @@ t_rr() {
 }
 tcase "three ringcounts in cluster 8:rr share the $N frames within one frame of each other" t_rr
 
-# 7: nothing left behind
+# 8-14: mode 2 through XDP. rcgen's datagrams go to 10.0.0.2:5001, so
+# $DEV gets that address and a UDP socket on that port stands for the
+# stack: while a ringcount is bound in mode 2 the XDP program redirects
+# every frame to its ring and the socket gets none; once it closes, or
+# is killed, the program is gone and the socket gets them all again.
+xdp_prog() { ip -d link show "$DEV" | grep -o 'prog/xdp id [0-9]*' || echo none; }
+no_xdp() { [ "$(xdp_prog)" = none ]; }
+sock_path() { awk -v p="$1" '$1 == p {print $NF; exit}' /proc/net/ringcap; }
+
+# udp_start: count rcgen's datagrams that reach the stack, until udp_stop
+# (then $UDP); the buffer is forced large, python reads slowly under TCG.
+udp_start() {
+	rm -f "$tmp/udp" "$tmp/udp.ready" "$tmp/udp.stop"
+	/usr/bin/python3 -S - "$GEN_IP" "$GEN_PORT" "$tmp/udp" <<'EOF' &
+import os, socket, sys
+SO_RCVBUFFORCE = 33
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 16 << 20)
+s.bind((sys.argv[1], int(sys.argv[2])))
+s.settimeout(0.5)
+n = 0
+open(sys.argv[3] + ".ready", "w").close()
+while True:
+    try:
+        if s.recv(2048)[:4] == b"RCG1":
+            n += 1
+    except socket.timeout:
+        if os.path.exists(sys.argv[3] + ".stop"):
+            break
+open(sys.argv[3], "w").write("%d\n" % n)
+EOF
+	RCPID[udp]=$!
+	wait_for 20 test -e "$tmp/udp.ready" || { msg="the UDP receiver did not start"; return 1; }
+}
+udp_stop() {
+	touch "$tmp/udp.stop"
+	wait "${RCPID[udp]}" 2>/dev/null || true
+	RCPID[udp]=
+	UDP=$(cat "$tmp/udp" 2>/dev/null || echo '?')
+}
+# rc_xdp ID [ringcount options]: rc_start in mode 2; fails unless the
+# socket is on the XDP path with the program attached.
+rc_xdp() {
+	local id=$1 p
+	rc_start "$@" || return 1
+	p=$(sock_path "${RCPID[$id]}")
+	[ "$p" = xdp ] && ! no_xdp && return 0
+	msg="path $p, program $(xdp_prog): $(dmesg | grep -E "$DEV: (mode 2|XDP)" | tail -n 2 | tr '\n' ' ')"
+	rc_stop "$id"
+	return 1
+}
+
+# xdp_run ID [ringcount options]: the traffic with ringcount ID bound in
+# mode 2 on the XDP path and the UDP receiver counting; then RCSUM[ID]
+# and $UDP.
+xdp_run() {
+	local id=$1
+	udp_start || return 1
+	rc_xdp "$@" || { udp_stop; return 1; }
+	send || { rc_stop "$id"; udp_stop; return 1; }
+	rc_stop "$id"
+	udp_stop
+}
+
+t_xdp_setup() {
+	ip addr replace "$GEN_IP/24" dev "$DEV"
+	# The sources (10.1.0.x) have no route back through $DEV.
+	rp_was=$(sysctl -n net.ipv4.conf.all.rp_filter)
+	sysctl -qw net.ipv4.conf.all.rp_filter=0 "net.ipv4.conf.$DEV.rp_filter=0"
+	set_mode 2
+	msg="$DEV $GEN_IP/24, queues $(ls "/sys/class/net/$DEV/queues" | tr '\n' ' ')"
+	no_xdp || { msg+="; $DEV already runs XDP program $(xdp_prog)"; return 1; }
+}
+tcase "XDP: $DEV takes rcgen's address, mode 2, no program yet" t_xdp_setup
+[ "$tc_rc" = 0 ] || broken="XDP setup failed"
+
+t_xdp_takes() {
+	xdp_run x1 || return 1
+	msg="$(traffic); ringcount captured $(rc_val x1 captured), dropped $(rc_val x1 dropped), path $(rc_val x1 path); the UDP socket got $UDP"
+	[ "$(rc_val x1 captured)" = "$N" ] && [ "$(rc_val x1 dropped)" = 0 ] &&
+		[ "$(rc_val x1 path)" = xdp ] && [ "$UDP" = 0 ]
+}
+tcase "XDP: while a ringcount is bound in mode 2 its ring gets all $N frames, the stack none" t_xdp_takes
+
+t_xdp_closed() {
+	wait_for 10 no_xdp || { msg="program $(xdp_prog) still attached after close"; return 1; }
+	udp_start || return 1
+	send || { udp_stop; return 1; }
+	udp_stop
+	msg="$(traffic); no program; the UDP socket got $UDP ($(grep -E '^Udp:' /proc/net/snmp | tail -n 1))"
+	[ "$UDP" = "$N" ]
+}
+tcase "XDP: after close the program is gone and the stack gets all $N frames again" t_xdp_closed
+
+t_xdp_killed() {
+	local prog
+	rc_xdp x2 || return 1
+	prog=$(xdp_prog)
+	kill -KILL "${RCPID[x2]}"
+	wait "${RCPID[x2]}" 2>/dev/null || true
+	RCPID[x2]=
+	msg="$prog before SIGKILL, $(xdp_prog) after"
+	wait_for 10 no_xdp || return 1
+	msg="$prog before SIGKILL, none after"
+}
+tcase "XDP: after SIGKILL of the reader the program is gone" t_xdp_killed
+
+# The dgram backend gives virtio-net one queue pair: the queue-bound
+# socket on queue 0 takes everything. Leaving another queue to the stack
+# needs a second queue, which QEMU gives virtio-net only with a tap
+# backend; xdp.sh shows it on veth.
+t_xdp_queue0() {
+	xdp_run q0 -i "$DEV@0" || return 1
+	msg="$(traffic); ringcount $DEV@0 captured $(rc_val q0 captured), path $(rc_val q0 path); the UDP socket got $UDP"
+	[ "$(rc_val q0 captured)" = "$N" ] && [ "$UDP" = 0 ]
+}
+tcase "XDP: a socket bound to queue 0 takes all $N frames of that queue, the stack none" t_xdp_queue0
+
+t_xdp_queue1() {
+	local nq
+	nq=$(ls -d "/sys/class/net/$DEV/queues/rx-"* | wc -l)
+	if [ "$nq" -lt 2 ]; then
+		msg="$DEV has $nq RX queue: QEMU's dgram netdev has no multiqueue (a tap backend has); xdp.sh tests it on veth"
+		return 4
+	fi
+	xdp_run q1 -i "$DEV@1" || return 1
+	msg="$(traffic); ringcount $DEV@1 captured $(rc_val q1 captured); the UDP socket got $UDP"
+	[ $(($(rc_val q1 captured) + UDP)) = "$N" ]
+}
+tcase "XDP: a socket bound to queue 1 leaves the other queues to the stack" t_xdp_queue1
+
+# 2 -> 0 -> 2 -> 0 while the generator sends: tcpdump, bound in mode 2
+# (which attaches the program), writes every frame once, in order.
+t_xdp_switch() {
+	local sw t0 took rc=0
+	td_start sw || return
+	[ "$(sock_path "${RCPID[sw]}")" = xdp ] || { msg="tcpdump's path: $(sock_path "${RCPID[sw]}")"; return 1; }
+	( for m in 0 2 0; do sleep 0.8; set_mode "$m"; echo "$m at $(now_ms)"; done ) >"$tmp/sw.modes" &
+	sw=$!
+	t0=$(now_ms)
+	send || { wait "$sw"; return 1; }
+	took=$(($(now_ms) - t0))
+	wait "$sw"
+	msg="$(traffic); send $took ms from $t0, modes: $(tr '\n' ' ' <"$tmp/sw.modes"); "
+	td_check sw || rc=1
+	set_mode 2
+	[ "$rc" = 0 ] || return 1
+	[ "$took" -gt 2400 ] || { msg+="; the traffic ended before the last switch"; return 1; }
+}
+tcase "XDP: switching 2->0->2->0 while $N frames arrive, tcpdump writes each once, byte-exact, in order" t_xdp_switch
+
+# The device goes while an XDP socket is bound: virtio_net lets go of it.
+t_xdp_unbind() {
+	local vdev rc=0 out left
+	vdev=$(basename "$(readlink -f "/sys/class/net/$DEV/device")")
+	rc_xdp gone || return 1
+	echo "$vdev" >/sys/bus/virtio/drivers/virtio_net/unbind
+	wait "${RCPID[gone]}" 2>/dev/null || rc=$?
+	RCPID[gone]=
+	out=$(grep -v '^ringcount: dev=' "$tmp/rc.gone" | tail -n 1)
+	echo "$vdev" >/sys/bus/virtio/drivers/virtio_net/bind
+	wait_for 20 eval 'DEV=$(iface_by_mac "$MAC")' || { msg="$vdev did not come back"; broken="$vdev is gone"; return 1; }
+	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1" 2>/dev/null || true
+	ip link set "$DEV" up
+	left=$(awk 'NR > 2' /proc/net/ringcap | wc -l)
+	msg="ringcount exit $rc: $out; $vdev back as $DEV, program $(xdp_prog), $left ringcap sockets left"
+	[ "$rc" = 1 ] && grep -Eq "No such device|went away" <<<"$out" &&
+		[ "$left" = 0 ] && no_xdp &&
+		! dmesg | grep -Eq "BUG:|WARNING:|Oops|kmemleak: [1-9]"
+}
+tcase "XDP: virtio_net unbound under an XDP socket: the reader gets ENODEV, nothing is left" t_xdp_unbind
+set_mode 0
+
+# 15: nothing left behind
 t_clean() {
 	local left
 	left=$(awk -v d="$DEV" '$3 == d' /proc/net/ringcap)

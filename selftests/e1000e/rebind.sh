@@ -3,7 +3,8 @@
 #
 # The driver let go and taken back: rmmod/modprobe and unbind/bind
 # cycles under traffic, then rce0 moved to the stock e1000e through
-# driver_override and back.
+# driver_override (where mode 2 falls back to the mode 0 hook, the stock
+# driver having no XDP, and says so) and back.
 #
 # One area of the ringcap_e1000e tests on QEMU's 82574L: it sets up its
 # own NICs, driver and namespace and puts them back at the end (lib.sh
@@ -19,7 +20,7 @@
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-e1000e_begin 7
+e1000e_begin 8
 
 tcase "reload: rmmod/modprobe $DRV $CYCLES times, then the NICs work" t_cycles module
 tcase "reload: unbind/bind $A and $G $CYCLES times, then they work" t_cycles bind
@@ -54,6 +55,27 @@ t_move() { # e1000e|ringcap_e1000e
 	[ "${got:-0}" = 3 ]
 }
 tcase "move: $A (${PCI[0]}) to the stock e1000e through driver_override, link up, ping" t_move e1000e
+
+# The stock e1000e has no native XDP: mode 2 stays on the mode 0 hook,
+# attaches no program, and says why in /proc, ringcount and the log.
+t_stock_mode2() {
+	local got path prog
+	set_mode 2
+	rc_start stock "$A" || { set_mode 0; return 1; }
+	path=$(awk -v p="${RCPID[stock]}" '$1 == p {print $NF; exit}' /proc/net/ringcap)
+	got=$(pings "$B" "$IP_A")
+	sleep 0.5
+	rc_stop stock
+	set_mode 0
+	prog=$(ip -d link show "$A" | grep -o 'prog/xdp id [0-9]*' || echo none)
+	msg="/proc path $path, ringcount captured $(rc_val stock captured) path=$(rc_val stock path), ping $B->$A ${got:-0}/3, XDP program: $prog"
+	[ "$path" = hook:no-native-xdp ] && [ "$(rc_val stock path)" = hook:no-native-xdp ] &&
+		[ "${got:-0}" = 3 ] && [ "$(rc_val stock captured)" -ge 3 ] && [ "$prog" = none ] ||
+		return 1
+	dmesg | grep -q "$A: mode 2 stays on the mode 0 hook: the driver has no native XDP" ||
+		{ msg+="; no log line"; return 1; }
+}
+tcase "mode 2 on the stock e1000e: no native XDP, the hook captures, path hook:no-native-xdp, logged" t_stock_mode2
 tcase "move: $A back to $DRV, link up, ping" t_move "$DRV"
 
 e1000e_end

@@ -34,9 +34,11 @@
 # 82574L): _af (tcpdumps on AF_PACKET, each a copy), _m0td (tcpdumps
 # through libpcap-ring in mode 0, each a copy; also with one reader),
 # _cluster (three tcpdumps through libpcap-ring in mode 2 with
-# RINGCAP_CLUSTER=1:flow: they share the frames), _fanout (three
-# netsniff-ng in AF_PACKET fanout group 1, hash: they share the frames).
-# e1k_ uses the stock e1000e except for e1k_cluster (ringcap_e1000e).
+# RINGCAP_CLUSTER=1:flow: they share the frames), _rccl (the same with
+# three ringcounts -C 1:flow: the cluster without libpcap-ring and
+# tcpdump), _fanout (three netsniff-ng in AF_PACKET fanout group 1, hash:
+# they share the frames). e1k_ uses the stock e1000e except for
+# e1k_cluster and e1k_rccl (ringcap_e1000e).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -72,7 +74,7 @@ quick)
 esac
 VIO_SETUPS="vio_af vio_m0 vio_xdp vio_rc_m2 vio_drop"
 # Three readers per NIC: "SETUP:PROCS" runs, 64 B, tcpdump or netsniff-ng.
-MULTI_RUNS="af:1 af:3 m0td:1 m0td:3 cluster:3 fanout:3"
+MULTI_RUNS="af:1 af:3 m0td:1 m0td:3 cluster:3 rccl:3 fanout:3"
 CLUSTER=1:flow
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
 REPS=${RINGCAP_BENCH_REPS:-$REPS}
@@ -157,7 +159,7 @@ has_capture_socket() {
 # app_start I KIND LEVEL LIB WAKE CPU: capture process I on $dev.
 # KIND tcpdump|packzip|ringcount|netsniff|xdpdrop; LIB system|ring; WAKE
 # default|n1; CPU a CPU to pin it to, or "-". APP_ENV: variables for it
-# (RINGCAP_CLUSTER).
+# (RINGCAP_CLUSTER); RC_ARGS: more ringcount options (-C).
 app_start() {
 	local i=$1 kind=$2 level=$3 lib=$4 wake=$5 cpu=$6 pre=() cmd=()
 	[ "$cpu" = - ] || pre+=(taskset -c "$cpu")
@@ -171,7 +173,7 @@ app_start() {
 		cmd=("$PACKZIP" -i "$dev" -z "$level" -B "$BUF_KIB")
 		[ "$wake" = default ] || cmd+=(--immediate) ;;
 	ringcount)
-		cmd=("$RINGCOUNT" -q -i "$dev" -r $((BUF_KIB * 1024)))
+		cmd=("$RINGCOUNT" -q -i "$dev" -r $((BUF_KIB * 1024)) "${RC_ARGS[@]+"${RC_ARGS[@]}"}")
 		[ "$wake" = default ] || cmd+=(-w 1) ;;
 	netsniff)
 		# Fanout group 1 by flow hash, only walking its ring (no
@@ -237,9 +239,9 @@ path_of() { awk -v p="$1" '$1 == p { print $NF; f = 1; exit } END { if (!f) prin
 
 SETUP_LIB= SETUP_KIND=
 OFFER=nic_offer
-APP_ENV=()
+APP_ENV=() RC_ARGS=()
 setup_enter() {
-	OFFER=nic_offer APP_ENV=()
+	OFFER=nic_offer APP_ENV=() RC_ARGS=()
 	case $1 in
 	af_stock)
 		nic_bind e1000e; SETUP_LIB=system ;;
@@ -256,6 +258,9 @@ setup_enter() {
 	e1k_cluster)
 		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
 		APP_ENV=("RINGCAP_CLUSTER=$CLUSTER") ;;
+	e1k_rccl)
+		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
+		RC_ARGS=(-C "$CLUSTER") ;;
 	vio_*)
 		vio_enter "$1" ;;
 	esac
@@ -302,7 +307,7 @@ vio_offer() {
 	XDP_DROPS=$(($(vio_xdp_drops) - x0))
 }
 vio_enter() {
-	dev=$vdev OFFER=vio_offer APP_ENV=()
+	dev=$vdev OFFER=vio_offer APP_ENV=() RC_ARGS=()
 	# The previous set-up's XDP program (ringcap's or xdp-bench's) goes
 	# with its last process; another one would make ours fall back.
 	wait_for 10 eval '! xdp_attached' ||
@@ -317,6 +322,9 @@ vio_enter() {
 	vio_cluster)
 		echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
 		APP_ENV=("RINGCAP_CLUSTER=$CLUSTER") ;;
+	vio_rccl)
+		echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
+		RC_ARGS=(-C "$CLUSTER") ;;
 	esac
 }
 
@@ -398,8 +406,11 @@ multi_runs() {
 	for r in $MULTI_RUNS; do
 		setup=$1_${r%:*} procs=${r#*:}
 		setup_enter "$setup"
-		kind=tcpdump
-		[ "$setup" != "$1_fanout" ] || kind=netsniff
+		case $setup in
+		*_fanout) kind=netsniff ;;
+		*_rccl) kind=ringcount ;;
+		*) kind=tcpdump ;;
+		esac
 		run multi "$setup" 64 "$kind" - "$procs" default default "$2"
 	done
 }

@@ -36,7 +36,10 @@ scripts/install-debs.sh "$k"
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 # Tracked files only: earlier results under bench/results do not count.
 git diff --quiet HEAD 2>/dev/null || rev+=-dirty
-res=$top/bench/results/$(date -u +%Y%m%d-%H%M%S)-$matrix
+# A run of some parts only is named after them, and neither rewrites the
+# docs nor becomes latest-*.
+parts=${RINGCAP_BENCH_PARTS:-}
+res=$top/bench/results/$(date -u +%Y%m%d-%H%M%S)-$matrix${parts:+-$(tr -s ' ' + <<<"$parts")}
 vmdir=$top/build/bench/vm
 mkdir -p "$res"
 env=(-e "RINGCAP_BENCH_REV=$rev")
@@ -56,7 +59,7 @@ cp "$vmdir/share/artifacts/results.csv" "$vmdir/share/artifacts/results-sim.csv"
 [ "$rc" = 0 ] || { echo "bench: the guest failed (exit $rc), partial results in ${res#$top/}" >&2; exit "$rc"; }
 
 docs=()
-[ "$matrix" = quick ] || docs=(--docs docs/BENCHMARKS.md)
+[ "$matrix" = quick ] || [ -n "$parts" ] || docs=(--docs docs/BENCHMARKS.md)
 scripts/bench-report.py "$res" "${docs[@]+"${docs[@]}"}"
-ln -sfn "$(basename "$res")" "$top/bench/results/latest-$matrix"
+[ -n "$parts" ] || ln -sfn "$(basename "$res")" "$top/bench/results/latest-$matrix"
 echo "bench: ${res#$top/}/summary.md"

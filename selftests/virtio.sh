@@ -390,6 +390,8 @@ udp_stop() {
 rc_xdp() {
 	local id=$1 p
 	rc_start "$@" || return 1
+	# libringcap attaches the program just after bind.
+	wait_for 10 eval '[ "$(sock_path "${RCPID[$id]}")" = xdp ]' || true
 	p=$(sock_path "${RCPID[$id]}")
 	[ "$p" = xdp ] && ! no_xdp && return 0
 	msg="path $p, program $(xdp_prog): $(dmesg | grep -E "$DEV: (mode 2|XDP)" | tail -n 2 | tr '\n' ' ')"
@@ -481,7 +483,8 @@ tcase "XDP: a socket bound to queue 1 leaves the other queues to the stack" t_xd
 t_xdp_switch() {
 	local sw t0 took rc=0
 	td_start sw || return
-	[ "$(sock_path "${RCPID[sw]}")" = xdp ] || { msg="tcpdump's path: $(sock_path "${RCPID[sw]}")"; return 1; }
+	wait_for 10 eval '[ "$(sock_path "${RCPID[sw]}")" = xdp ]' ||
+		{ msg="tcpdump's path: $(sock_path "${RCPID[sw]}")"; return 1; }
 	( for m in 0 2 0; do sleep 0.8; set_mode "$m"; echo "$m at $(now_ms)"; done ) >"$tmp/sw.modes" &
 	sw=$!
 	t0=$(now_ms)

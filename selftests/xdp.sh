@@ -116,12 +116,13 @@ udp_wait() {
 	rm -f "$tmp/udp" "$tmp/udp.ready"
 }
 
-# rc_start SPEC: ringcount in the background, its summary into $tmp/rc
+# rc_start SPEC: ringcount in the background, its summary into $tmp/rc;
+# returns once bound and past the attach (path_settled)
 rc_start() {
 	ringcount -i "$1" -q >"$tmp/rc" 2>"$tmp/rc.err" &
 	rc_pid=$!
 	pids+=("$rc_pid")
-	wait_for 30 eval '[ -n "$(proc_line $rc_pid)" ]'
+	wait_for 30 eval '[ -n "$(proc_line $rc_pid)" ]' && path_settled "$rc_pid"
 }
 rc_stop() {
 	kill -INT "$rc_pid" 2>/dev/null || true
@@ -130,6 +131,9 @@ rc_stop() {
 }
 # The path column of PID's socket in /proc/net/ringcap.
 proc_path() { proc_line "$1" | awk '{ print $NF; exit }'; }
+# In mode 2 libringcap attaches the program just after bind: until it has
+# handed the link (or why not) over, the path reads hook:no-program.
+path_settled() { wait_for 10 eval '[ "$(proc_path "$1")" != hook:no-program ]' || true; }
 has_xdp() { ip -d link show "$1" | grep -q 'prog/xdp'; }
 no_xdp() { ! has_xdp "$1"; }
 
@@ -212,6 +216,7 @@ switch_exact() {
 	pids+=("$td_pid")
 	wait_for 60 eval '[ -n "$(proc_line $td_pid)" ]' ||
 		{ msg="tcpdump did not bind: $(cat "$tmp/td.err")"; return 1; }
+	path_settled "$td_pid"
 	[ "$(proc_path "$td_pid")" = xdp ] || { msg="path $(proc_path "$td_pid")"; return 1; }
 	echo 0 >"$MODE"
 	send 1200 400 &
@@ -258,6 +263,7 @@ cluster_rr() {
 	pids+=("$a" "$b")
 	wait_for 30 eval '[ -n "$(proc_line $a)" ] && [ -n "$(proc_line $b)" ]' ||
 		{ msg="members did not bind"; return 1; }
+	path_settled "$a"
 	[ "$(proc_path "$a")" = xdp ] || { msg="path $(proc_path "$a")"; return 1; }
 	send 301
 	sleep 1

@@ -319,7 +319,9 @@ def targets(rows, sim):
             return
         x = a / b
         ok = x >= want if op == ">=" else x < want
-        out.append("- %s: %s: **%.2fx** (target %s %.2fx): **%s**\n"
+        # Enough digits that a ratio next to its target reads right.
+        f = "%.3f" if round(x, 2) == want else "%.2f"
+        out.append(("- %s: %s: **" + f + "x** (target %s %.2fx): **%s**\n")
                    % (what, detail, x, op, want, "met" if ok else "not met"))
 
     def share(fig, setup, fn=None, **want):

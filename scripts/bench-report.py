@@ -318,6 +318,9 @@ def targets(rows, sim):
             out.append("- %s: not measured in this run (%s)\n" % (what, detail))
             return
         x = a / b
+        if want is None:
+            out.append("- %s: %s: %.2fx (no target)\n" % (what, detail, x))
+            return
         ok = x >= want if op == ">=" else x < want
         # Enough digits that a ratio next to its target reads right.
         f = "%.3f" if round(x, 2) == want else "%.2f"
@@ -348,6 +351,7 @@ def targets(rows, sim):
                    "reader %.0f ns per injected frame: %.2fx)\n"
                    % (af_3, af_1, af_3 / af_1))
 
+    # The issue sets the XDP targets at 64 B; 1500 B is reported beside.
     for z in (64, 1500):
         drop = share("virtio", "vio_drop", size=z)
         af = share("virtio", "vio_af", size=z)
@@ -357,10 +361,10 @@ def targets(rows, sim):
             if x is None and drop is None:
                 continue
             line("virtio-net %d B, XDP mode 2 (%s) against native XDP_DROP"
-                 % (z, name), x, drop, ">=", 0.85,
+                 % (z, name), x, drop, ">=", 0.85 if z == 64 else None,
                  "share %s against %s" % (pct(x), pct(drop)))
             line("virtio-net %d B, XDP mode 2 (%s) against AF_PACKET tcpdump"
-                 % (z, name), x, af, ">=", 1.15,
+                 % (z, name), x, af, ">=", 1.15 if z == 64 else None,
                  "share %s against %s" % (pct(x), pct(af)))
         m0 = share("virtio", "vio_m0", size=z)
         if m0 is not None and af:

@@ -62,6 +62,16 @@ int ringcap_set_promisc(struct ringcap *rc, int on);
 int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
 		       uint32_t timeout_us);
 /*
+ * A watermark for readers that want throughput rather than latency: a
+ * sixteenth of a ring of data_size bytes, in records of 64-byte frames.
+ * Each wake-up costs the reader a system call and a context switch; at 64
+ * frames per wake-up those limited three readers of one device
+ * (docs/BENCHMARKS.md). An AF_PACKET TPACKET_V3 ring likewise wakes its
+ * reader once per block, a slice of its ring. Pair it with a timeout: it
+ * bounds how long a frame waits when traffic is slow.
+ */
+uint32_t ringcap_batch_watermark(uint32_t data_size);
+/*
  * Join cluster id (1..UINT32_MAX) with policy RINGCAP_CLUSTER_FLOW, _RR or
  * _QUEUE, before bind; members share the device's frames (the ABI header
  * says how). bind fails with EEXIST if the cluster exists there with

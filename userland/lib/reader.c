@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * The consumer side of the ring protocol (see linux/ringcap.h) and waiting
- * for frames.
+ * The consumer side of the ring protocol (see linux/ringcap.h), waiting
+ * for frames, and how many frames a wake-up should bring.
  *
  *   kernel                              reader (this file)
  *   write record(s)                     prod = load_acquire(&hdr->producer)
@@ -182,4 +182,13 @@ int ringcap_wait(struct ringcap *rc, int timeout_ms)
 	if (ret < 0)
 		return rc_fail(rc, errno, "poll: %s", strerror(errno));
 	return ret ? ringcap_poll_result(rc, pfd.revents) : 0;
+}
+
+uint32_t ringcap_batch_watermark(uint32_t data_size)
+{
+	const uint32_t rec = (sizeof(struct ringcap_rec) + 64 +
+			      RINGCAP_REC_ALIGN - 1) & ~(RINGCAP_REC_ALIGN - 1);
+	uint32_t n = data_size / 16 / rec;
+
+	return n < 1 ? 1 : n > RINGCAP_WATERMARK_MAX ? RINGCAP_WATERMARK_MAX : n;
 }

@@ -38,7 +38,7 @@ struct opts {
 	unsigned long long count;	/* 0: no limit */
 	double duration;		/* seconds, 0: no limit */
 	uint32_t snaplen;		/* 0: the socket's default */
-	uint32_t watermark;		/* RINGCAP_WAKEUP_KEEP: default */
+	uint32_t watermark;		/* 0: ringcap_batch_watermark() */
 	uint32_t timeout_us;		/* RINGCAP_WAKEUP_KEEP: default */
 	uint32_t ring_size;		/* 0: the module's default */
 	uint32_t cluster_id;		/* 0: none */
@@ -64,9 +64,11 @@ static void usage(FILE *out)
 		"  -d, --duration SEC       stop after SEC seconds (may be fractional)\n"
 		"  -s, --snaplen BYTES      bytes kept per frame (1..%u, at most\n"
 		"                           half the ring less %zu)\n"
-		"  -w, --watermark N        wake after N frames (1..%u; 1 = immediate)\n"
+		"  -w, --watermark N        wake after N frames (1..%u; 1 = immediate;\n"
+		"                           default a sixteenth of the ring in 64 B frames)\n"
 		"  -t, --timeout US         wake US microseconds after the first frame\n"
-		"                           (0..%u; 0 = only by the watermark)\n"
+		"                           (0..%u; 0 = only by the watermark;\n"
+		"                           default 100000)\n"
 		"  -r, --ring-size BYTES    ring data size, a power of two (k/M suffix)\n"
 		"                           of %u..%u, at most max_ring_mem\n"
 		"  -C, --cluster ID[:POL]   share the frames with the other members of\n"
@@ -105,8 +107,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->watermark = RINGCAP_WAKEUP_KEEP;
-	o->timeout_us = RINGCAP_WAKEUP_KEEP;
+	/*
+	 * Counting wants throughput: few wake-ups (watermark 0 stands for
+	 * ringcap_batch_watermark() of the ring), each frame within 100 ms.
+	 */
+	o->timeout_us = 100000;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:t:r:C:qh", cli_longopts,
 				NULL)) != -1) {
@@ -176,6 +181,7 @@ static const char *queue_str(const struct opts *o, char *buf, size_t len)
 static struct ringcap *setup(struct opts *o)
 {
 	struct ringcap_path path;
+	uint32_t ring_size = 0;
 	struct ringcap *rc;
 	int bad_arg;
 
@@ -198,7 +204,10 @@ static struct ringcap *setup(struct opts *o)
 	}
 	if ((o->ring_size && ringcap_set_ring_size(rc, o->ring_size)) ||
 	    (o->snaplen && ringcap_set_snaplen(rc, o->snaplen)) ||
-	    ringcap_set_wakeup(rc, o->watermark, o->timeout_us) ||
+	    (!o->watermark && ringcap_get_ring_size(rc, &ring_size)) ||
+	    ringcap_set_wakeup(rc, o->watermark ? o->watermark :
+			       ringcap_batch_watermark(ring_size),
+			       o->timeout_us) ||
 	    (o->cluster_id && ringcap_set_cluster(rc, o->cluster_id,
 						  o->cluster_policy))) {
 		/* The kernel refusing a value is still a bad argument. */
@@ -259,32 +268,43 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 	fflush(stdout);
 }
 
+/* Count what the ring holds now, up to a batch; -1 on error. */
+static int take(struct ringcap *rc, const struct opts *o, struct tally *tl)
+{
+	struct ringcap_pkt pkts[BATCH];
+	int i, n, want = BATCH;
+
+	if (o->count && o->count - tl->frames < BATCH)
+		want = (int)(o->count - tl->frames);
+	n = ringcap_recv_batch(rc, pkts, want);
+	if (n < 0) {
+		fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		tl->bytes += pkts[i].rec->wire_len;
+	tl->frames += n;
+	if (n)
+		ringcap_release(rc);
+	return n;
+}
+
 /* The capture loop; returns the exit status. */
 static int count(struct ringcap *rc, const struct opts *o)
 {
-	struct ringcap_pkt pkts[BATCH];
 	struct tally tl = { 0 }, prev = { 0 };
-	int i, n, want, status = 0;
 	unsigned long long now;
+	int n, status = 0;
 	struct ticker tk;
 	double t, dt;
 
 	ticker_start(&tk, o->duration);
 	while (!cli_stop) {
-		want = BATCH;
-		if (o->count && o->count - tl.frames < BATCH)
-			want = (int)(o->count - tl.frames);
-		n = ringcap_recv_batch(rc, pkts, want);
+		n = take(rc, o, &tl);
 		if (n < 0) {
-			fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
 			status = 1;
 			break;
 		}
-		for (i = 0; i < n; i++)
-			tl.bytes += pkts[i].rec->wire_len;
-		tl.frames += n;
-		if (n)
-			ringcap_release(rc);
 		if (o->count && tl.frames >= o->count)
 			break;
 
@@ -308,6 +328,18 @@ static int count(struct ringcap *rc, const struct opts *o)
 		    errno != EINTR) {
 			fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
 			status = 1;
+			break;
+		}
+	}
+	/*
+	 * Stopped by a signal or the duration: frames the ring took that no
+	 * wake-up has announced yet (the default watermark batches many)
+	 * still count.
+	 */
+	while (!status && (!o->count || tl.frames < o->count)) {
+		n = take(rc, o, &tl);
+		if (n <= 0) {
+			status = n < 0;
 			break;
 		}
 	}

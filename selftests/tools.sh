@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ringcount's wake-up defaults against the real module, on a sim device:
+# by default it wakes once per sixteenth of its ring (libringcap's
+# ringcap_batch_watermark), not per 64 frames, and it still counts the
+# frames no wake-up has announced when a signal or -d ends it; -w N
+# keeps its meaning.
+#
+# Runs in a guest as root, after run_guest.sh loaded ringcap and
+# ringcap_sim; uses the installed ringcount.
+#
+#   RC_BIN   test programs (default: build/bin next to this script)
+#
+# Output: TAP. Exit status: 0 all passed, 1 a test failed, 4 skipped.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/lib.sh"
+BIN=${RC_BIN:-$here/build/bin}
+SIM=rctools0
+FRAMES=200		# below the default watermark of a 1 MiB ring (630)
+PLAN=3
+
+n=0
+failed=0
+skipped=0
+tmp=$(mktemp -d)
+rc_pid=
+
+cleanup() {
+	[ -z "$rc_pid" ] || kill -KILL "$rc_pid" 2>/dev/null || true
+	ip link del "$SIM" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+echo "TAP version 13"
+echo "1..$PLAN"
+command -v ringcount >/dev/null || skip_all tools "no ringcount installed"
+[ -x "$BIN/rc_inject" ] || skip_all tools "no $BIN/rc_inject (make -C selftests)"
+ip link add "$SIM" type ringcap_sim || skip_all tools "no ringcap_sim device"
+sysctl -qw "net.ipv6.conf.$SIM.disable_ipv6=1" 2>/dev/null || true
+ip link set "$SIM" up
+
+# rc_start [ringcount options]: ringcount on $SIM with a 1 MiB ring and no
+# timer (-t 0), so that only the watermark wakes it; returns once bound
+rc_start() {
+	ringcount -q -i "$SIM" -r 1M -t 0 "$@" >"$tmp/rc" 2>&1 &
+	rc_pid=$!
+	wait_for 30 eval '[ -n "$(proc_line "$rc_pid")" ]' ||
+		{ msg="ringcount did not bind: $(cat "$tmp/rc")"; return 1; }
+}
+# feed: $FRAMES frames into $SIM, then until the socket has received them
+feed() {
+	"$BIN/rc_inject" -d "$SIM" -n "$FRAMES" -s 0 -q 0 -l 60 >/dev/null
+	wait_for 30 eval '[ "$(proc_field "$rc_pid" 6)" -ge "$FRAMES" ]'
+}
+# rc_end [SIGNAL]: stop it (or wait for -d to end it); $wk its wake-ups
+# while running, $cap what its summary says it captured
+rc_end() {
+	[ -z "${1:-}" ] || kill "-$1" "$rc_pid"
+	wait "$rc_pid" || true
+	rc_pid=
+	cap=$(kv captured "$(grep '^ringcount:' "$tmp/rc" || true)")
+	msg+=", captured ${cap:-none} of $FRAMES"
+}
+
+batch_then_sigint() {
+	local wk
+	rc_start || return 1
+	feed || { msg="the socket received $(proc_field "$rc_pid" 6) of $FRAMES"; rc_end INT; return 1; }
+	# At once: before ringcount's own once-a-second poll timeout reads
+	# them, so that only the count at the end can.
+	wk=$(proc_field "$rc_pid" 9)
+	msg="wake-ups $wk"
+	rc_end INT
+	[ "$wk" = 0 ] && [ "$cap" = "$FRAMES" ]
+}
+batch_then_duration() {
+	local wk
+	rc_start -d 8 || return 1
+	feed || { msg="the socket received $(proc_field "$rc_pid" 6) of $FRAMES"; rc_end INT; return 1; }
+	wk=$(proc_field "$rc_pid" 9)
+	msg="wake-ups $wk"
+	rc_end
+	[ "$wk" = 0 ] && [ "$cap" = "$FRAMES" ]
+}
+explicit_watermark() {
+	local wk
+	rc_start -w 64 || return 1
+	feed || { msg="the socket received $(proc_field "$rc_pid" 6) of $FRAMES"; rc_end INT; return 1; }
+	sleep 1
+	wk=$(proc_field "$rc_pid" 9)
+	msg="wake-ups $wk"
+	rc_end INT
+	# A signal while the reader is awake wakes nobody (module/wakeup.c).
+	[ "$wk" -ge 1 ] && [ "$wk" -le $((FRAMES / 64)) ] && [ "$cap" = "$FRAMES" ]
+}
+
+tcase "ringcount's default watermark: $FRAMES frames wake it never; SIGINT still counts them all" batch_then_sigint
+tcase "the same when -d ends it" batch_then_duration
+tcase "ringcount -w 64: $FRAMES frames, 1 to $((FRAMES / 64)) wake-ups, all counted" explicit_watermark
+
+[ "$failed" = 0 ] || exit 1
+[ "$skipped" = 0 ] || exit 4
+exit 0

@@ -47,7 +47,9 @@
  *                         the same ID on a device share its frames, each
  *                         frame to one of them; ringcap required
  *   RINGCAP_WATERMARK=N   N, frames per wake-up outside immediate mode
- *                         (default RC_PCAP_WATERMARK, 64)
+ *                         (default ringcap_batch_watermark(): a sixteenth
+ *                         of the ring in 64-byte frames, as TPACKET_V3
+ *                         wakes once per block)
  *   RINGCAP_RING_SIZE=B   ring data bytes, rounded up to a power of two
  *                         (an error if the module refuses it); otherwise
  *                         the application's buffer size (tcpdump -B)
@@ -113,7 +115,6 @@
 
 #define RC_PCAP_PREFIX		"ringcap:"
 #define RC_PCAP_MODULE		"/sys/module/ringcap"
-#define RC_PCAP_WATERMARK	64	/* frames per wake-up, not immediate */
 #define RC_PCAP_BATCH		64	/* frames taken from the ring at once */
 #define RC_PCAP_UNLIMITED	1024	/* frames per read when "all" is asked */
 #define RC_PCAP_VLAN_LEN	4
@@ -613,7 +614,8 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 		wm = 1;
 		m = RINGCAP_WAKEUP_KEEP;
 	} else {
-		wm = rc_pcap_env_num("RINGCAP_WATERMARK", RC_PCAP_WATERMARK);
+		wm = rc_pcap_env_num("RINGCAP_WATERMARK",
+				     ringcap_batch_watermark(size));
 		/*
 		 * A frame may wait at most T ms; past the module's longest
 		 * timeout it waits less, which keeps that promise (the

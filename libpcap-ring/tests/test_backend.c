@@ -451,9 +451,10 @@ int main(void)
 	p = open_dev("ringcap:lo", 0, 0);
 	ok(!strcmp(k.ifname, "lo") && k.queue == -1,
 	  "ringcap:lo binds lo, all queues");
-	ok(k.snaplen == RINGCAP_SNAPLEN_MAX && k.watermark == 64 &&
+	/* 1 MiB, the module's default ring: 630 records of 64-byte frames. */
+	ok(k.snaplen == RINGCAP_SNAPLEN_MAX && k.watermark == 630 &&
 	  k.timeout_us == 100000,
-	  "snaplen capped at RINGCAP_SNAPLEN_MAX, N=64, m=timeout (got %u %u %u)",
+	  "snaplen capped at RINGCAP_SNAPLEN_MAX, N=a sixteenth of the ring, m=timeout (got %u %u %u)",
 	  k.snaplen, k.watermark, k.timeout_us);
 	ok(pcap_datalink(p) == DLT_EN10MB && pcap_get_selectable_fd(p) >= 0 &&
 	  !pcap_get_required_select_timeout(p),
@@ -607,13 +608,19 @@ int main(void)
 	/* Options past the module's limits are brought inside them. */
 	open_close("ringcap:lo", 60000, 1);
 	ok(k.timeout_us == RINGCAP_TIMEOUT_US_MAX &&
-	  k.ring_size == RINGCAP_RING_SIZE_MIN,
-	  "timeout 60 s: m = RINGCAP_TIMEOUT_US_MAX; 1-byte buffer: RINGCAP_RING_SIZE_MIN (got %u %u)",
-	  k.timeout_us, k.ring_size);
+	  k.ring_size == RINGCAP_RING_SIZE_MIN && k.watermark == 2,
+	  "timeout 60 s: m = RINGCAP_TIMEOUT_US_MAX; 1-byte buffer: RINGCAP_RING_SIZE_MIN, N=2 (got %u %u %u)",
+	  k.timeout_us, k.ring_size, k.watermark);
 	open_close("ringcap:lo", 1000, 0x7fffffff);
-	ok(k.timeout_us == 1000000 && k.ring_size == RINGCAP_RING_SIZE_MAX,
-	  "timeout 1 s: m = 1 s; 2 GiB buffer: RINGCAP_RING_SIZE_MAX (got %u %u)",
-	  k.timeout_us, k.ring_size);
+	ok(k.timeout_us == 1000000 && k.ring_size == RINGCAP_RING_SIZE_MAX &&
+	  k.watermark == 645277,
+	  "timeout 1 s: m = 1 s; 2 GiB buffer: RINGCAP_RING_SIZE_MAX, N=645277 (got %u %u %u)",
+	  k.timeout_us, k.ring_size, k.watermark);
+	setenv("RINGCAP_WATERMARK", "16", 1);
+	open_close("ringcap:lo", 1000, 0x7fffffff);
+	unsetenv("RINGCAP_WATERMARK");
+	ok(k.watermark == 16, "RINGCAP_WATERMARK=16: N=16 (got %u)",
+	  k.watermark);
 
 	test_env();
 	return tap_done();

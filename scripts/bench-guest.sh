@@ -14,13 +14,15 @@
 # the ceiling), three readers each copying everything against a ringcap
 # cluster and netsniff-ng's AF_PACKET fanout, and the sim-device
 # micro-benchmark with 1 and 3 readers: the capture path without NIC
-# emulation.
+# emulation. Last, where the time goes: a profiled run of the main
+# virtio-net set-ups (perf in the guest, drops.bt/afpacket-drops.bt).
 #
 #   scripts/bench-guest.sh full|quick OUT.csv
 #
 #   RINGCAP_BENCH_FRAMES, RINGCAP_BENCH_REPS   override the matrix's
 #   RINGCAP_BENCH_PARTS   which parts run (default all: "e1000e virtio
-#                         multi sim"); the others are left out of the plan
+#                         multi sim explain"; quick leaves explain out);
+#                         the others are left out of the plan
 #
 # Set-ups: af_stock (the stock e1000e, the system libpcap: AF_PACKET,
 # TPACKET_V3), af_rce0 (ringcap_e1000e in mode 0, the system libpcap),
@@ -78,7 +80,7 @@ MULTI_RUNS="af:1 af:3 m0td:1 m0td:3 cluster:3 rccl:3 fanout:3"
 CLUSTER=1:flow
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
 REPS=${RINGCAP_BENCH_REPS:-$REPS}
-PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio multi sim} "
+PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio multi sim$([ "$matrix" = quick ] || echo " explain")} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 part e1000e || SETUPS=
 part virtio || VIO_SETUPS=
@@ -97,6 +99,8 @@ trap cleanup EXIT
 for f in "$PACKZIP" "$RINGCOUNT" "$INJECT"; do
 	[ -x "$f" ] || { echo "bench: $f missing (make, make -C selftests)" >&2; exit 1; }
 done
+! part explain || command -v perf >/dev/null ||
+	{ echo "bench: the explain part needs perf (scripts/deps.sh --bench)" >&2; exit 1; }
 [ -f "$top/libpcap-ring/build/lib/libpcap.so.0.8" ] ||
 	{ echo "bench: no drop-in libpcap (make -C libpcap-ring)" >&2; exit 1; }
 
@@ -289,15 +293,19 @@ xdp_attached() { ip link show dev "$dev" | grep -q 'prog/xdp'; }
 vio_xdp_drops() { ethtool -S "$vdev" | awk '$1 ~ /xdp_drops:$/ { s += $2 } END { print s + 0 }'; }
 vio_wiredrops() { "$RC_HOST" wiredrops "$VNIC" | sed -n 's/^drops=\([0-9]*\)$/\1/p' | grep .; }
 # vio_offer FRAMES SIZE RATE FLOWS: nic_offer for the virtio-net NIC;
-# also sets XDP_DROPS (what an XDP_DROP program dropped meanwhile)
+# also sets XDP_DROPS (what an XDP_DROP program dropped meanwhile). With
+# PROFILE set, "$PROFILE enable|disable" brackets the generator's send.
+PROFILE=
 vio_offer() {
 	local g w0 m0 n0 x0
 	w0=$(vio_wiredrops)
 	m0=$(nic_sys rx_missed_errors)
 	n0=$(nic_sys rx_packets)
 	x0=$(vio_xdp_drops)
+	[ -z "$PROFILE" ] || "$PROFILE" enable
 	g=$("$RC_HOST" gen "$VNIC" --dst-mac "$VMAC" --flows "$4" --size "$2" \
 		--rate "$3" --count "$1")
+	[ -z "$PROFILE" ] || "$PROFILE" disable
 	steady 0.5 nic_sys rx_packets || true
 	OFFERED=$(kv sent "$g")
 	OFFER_PPS=$(kv rate_pps "$g")
@@ -479,11 +487,78 @@ sim_bench() {
 	ip link del rcbench0
 }
 
+# ---- where the time goes -----------------------------------------------------
+
+# One more 64 B run of each set-up below on virtio-net, outside the
+# matrix, with three times the frames: perf samples every CPU while the
+# generator sends (cpu-clock; TCG has no PMU counters), and drops.bt or afpacket-drops.bt counts what the
+# guest's capture sockets take and lose. Profiling costs CPU, so these
+# runs' shares go to their own CSV, never beside the measured ones.
+# Output: explain/SETUP-xN.perf (perf report by command, object and
+# symbol) and .drops, explain/runs.csv.
+EXPLAIN_RUNS="vio_drop:xdpdrop:1 vio_af:tcpdump:1 vio_xdp:ringcount:1 vio_rc_m2:tcpdump:1 vio_af:tcpdump:3 vio_m0td:tcpdump:3"
+# perf takes seconds to start under TCG, far longer than the traffic
+# lasts: it starts disabled, and its control FIFO enables it for the
+# generator's send only (perf_ctl), acknowledging once it samples.
+PERF_CTL= PERF_ACK=
+perf_ctl() {
+	local reply=
+	echo "$1" >&"$PERF_CTL"
+	read -r -t 120 -u "$PERF_ACK" reply || true
+	[ "$reply" = ack ] || echo "bench: perf did not acknowledge '$1':" \
+		"$(cat "$out/perf.log")" >&2
+}
+explain_offer() {
+	local p
+	rm -f "$out/perf.ctl" "$out/perf.ack"
+	mkfifo "$out/perf.ctl" "$out/perf.ack"
+	exec {PERF_CTL}<>"$out/perf.ctl" {PERF_ACK}<>"$out/perf.ack"
+	perf record -q -a -e cpu-clock -F 1999 -D -1 -o "$out/perf.data" \
+		--control "fifo:$out/perf.ctl,$out/perf.ack" >"$out/perf.log" 2>&1 &
+	p=$!
+	PROFILE=perf_ctl vio_offer "$@"
+	kill -INT "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+	exec {PERF_CTL}<&- {PERF_ACK}<&-
+}
+explain_runs() {
+	local r setup kind procs name bt_pid script
+	mkdir -p "$EXPLAIN"
+	echo "$HEADER" >"$EXPLAIN/runs.csv"
+	for r in $EXPLAIN_RUNS; do
+		IFS=: read -r setup kind procs <<<"$r"
+		name=$setup-x$procs bt_pid=
+		setup_enter "$setup"
+		case $setup in
+		vio_drop) script= ;;
+		vio_af) script=afpacket-drops.bt ;;
+		*) script=drops.bt ;;
+		esac
+		if [ -n "$script" ]; then
+			bpftrace "$top/userland/bpftrace/$script" 0 >"$EXPLAIN/$name.drops" 2>&1 &
+			bt_pid=$!
+			wait_for 120 grep -q '^Tracing' "$EXPLAIN/$name.drops" ||
+				{ echo "bench: $script did not start:" >&2; cat "$EXPLAIN/$name.drops" >&2; }
+		fi
+		# Three times the frames: more samples of the same traffic.
+		OFFER=explain_offer csv=$EXPLAIN/runs.csv FRAMES=$((FRAMES * 3)) \
+			run explain "$setup" 64 "$kind" - "$procs" default default 1
+		if [ -n "$bt_pid" ]; then
+			kill -INT "$bt_pid" 2>/dev/null || true
+			wait "$bt_pid" 2>/dev/null || true
+		fi
+		perf report -i "$out/perf.data" --stdio --sort comm,dso,sym \
+			>"$EXPLAIN/$name.perf" 2>"$out/perf.log" ||
+			{ echo "bench: perf report failed:" >&2; cat "$out/perf.log" >&2; }
+	done
+}
+
 # ---- the matrix --------------------------------------------------------------
 
 GIT_REV=${RINGCAP_BENCH_REV:-unknown}
 DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 SIM_CSV=${csv%.csv}-sim.csv
+EXPLAIN=$(dirname "$csv")/explain
 echo "$HEADER" >"$csv"
 echo "kernel,git_rev,date,setup,injected,captured,kernel_ticks,kernel_ns_per_frame,rep,readers,kernel_ns_per_injected" >"$SIM_CSV"
 
@@ -547,6 +622,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	for nic in $MULTI_NICS; do multi_runs "$nic" "$rep"; done
 done
 ! part sim || sim_bench
+! part explain || explain_runs
 rows=$(($(wc -l <"$csv") - 1))
 echo "bench: done, $rows rows of $planned planned in $csv"
 [ "$rows" = "$planned" ] || { echo "bench: $((planned - rows)) runs are missing" >&2; exit 1; }

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Summarise one `make bench` run: DIR/results.csv and DIR/sim.csv (from
-scripts/bench-guest.sh) become DIR/summary.md (Markdown tables: median
+"""Summarise one `make bench` run: DIR/results.csv, DIR/sim.csv and
+DIR/explain/ (from scripts/bench-guest.sh; the last read by
+scripts/bench_explain.py) become DIR/summary.md (Markdown tables: median
 and spread over the repetitions) and DIR/*.png (the papers' figures).
 
   bench-report.py DIR [--docs docs/BENCHMARKS.md]
@@ -17,6 +18,9 @@ import csv
 import os
 import statistics
 import sys
+
+sys.dont_write_bytecode = True  # nothing left beside the scripts
+import bench_explain  # noqa: E402 (scripts/bench_explain.py)
 
 SETUP_NAMES = {
     "af_stock": "e1000e + libpcap (AF_PACKET)",
@@ -132,7 +136,11 @@ def by(g, setup, **want):
 def report(d):
     rows = load(os.path.join(d, "results.csv"))
     if not rows:
-        sys.exit("bench-report: no rows in %s/results.csv" % d)
+        # A run of the explain part alone has only that to say.
+        md = bench_explain.section(d, SETUP_NAMES)
+        if not md:
+            sys.exit("bench-report: no rows in %s/results.csv" % d)
+        return md, {}
     r0 = rows[0]
     reps = max(int(r["rep"]) for r in rows)
     md = ["Kernel %s, ringcap %s, %s; %s frames offered per run at the "
@@ -202,7 +210,7 @@ def report(d):
     g = groups(rows, "wakeup")
     if g:
         md.append("\n### Wake-up policy: N=1 (immediate) against the default "
-                  "N=64 or m (64 B, 1 process)\n\n")
+                  "(N a sixteenth of the ring, or m) (64 B, 1 process)\n\n")
         t, series = [], {}
         for s in setups_in(g):
             for w, label in (("default", "default"), ("n1", "N=1")):
@@ -305,6 +313,7 @@ def report(d):
                          "kernel ns per injected frame"], t))
 
     md.append(targets(rows, sim if os.path.exists(sim_path) else []))
+    md.append(bench_explain.section(d, SETUP_NAMES))
     md.append(headline(rows))
     return "".join(md), plots
 

@@ -11,10 +11,11 @@
 #   RINGCAP_BENCH_KERNEL=KVER           another kernel than the 6.1 one
 #   RINGCAP_BENCH_FRAMES, _REPS         override the matrix's
 #   RINGCAP_BENCH_PARTS                 only these parts (e1000e virtio
-#                                       multi sim; default all)
+#                                       multi sim explain; default all,
+#                                       quick without explain)
 #
 # Results: bench/results/<date>-<matrix>/ (results.csv, sim.csv,
-# summary.md, fig-*.png, bench.log); a full run also rewrites the results
+# explain/, summary.md, fig-*.png, bench.log); a full run also rewrites the results
 # section of docs/BENCHMARKS.md. Not part of `make check`: nothing here is
 # a pass/fail test, these are measurements.
 set -euo pipefail
@@ -56,6 +57,7 @@ scripts/vm/run -k "$k" --cpus 2 --timeout "$timeout" --nic e1000e-dgram \
 	tee "$res/bench.log" || rc=$?
 cp "$vmdir/share/artifacts/results.csv" "$vmdir/share/artifacts/results-sim.csv" "$res/" 2>/dev/null || true
 [ ! -f "$res/results-sim.csv" ] || mv "$res/results-sim.csv" "$res/sim.csv"
+[ ! -d "$vmdir/share/artifacts/explain" ] || cp -r "$vmdir/share/artifacts/explain" "$res/"
 [ "$rc" = 0 ] || { echo "bench: the guest failed (exit $rc), partial results in ${res#$top/}" >&2; exit "$rc"; }
 
 docs=()

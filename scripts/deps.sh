@@ -24,8 +24,9 @@ PKGS="build-essential dkms kmod cpio gzip busybox-static qemu-system-x86
       dpkg-dev debhelper dh-dkms lintian pkgconf libdbus-1-dev libbluetooth-dev tshark zlib1g-dev
       clang libbpf-dev xdp-tools netsniff-ng"
 
-# `deps.sh --bench`: also what `make bench` needs for its plots.
-[ "${1:-}" != --bench ] || PKGS+=" python3-matplotlib"
+# `deps.sh --bench`: also what `make bench` needs for its plots and its
+# profile (perf, which runs in the 6.1 guest).
+[ "${1:-}" != --bench ] || PKGS+=" python3-matplotlib linux-perf"
 
 missing() {
 	local p

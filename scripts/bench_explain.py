@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Where the time goes: the "explain" part of `make bench` as Markdown.
+
+scripts/bench-guest.sh profiles one more 64 B run of the main virtio-net
+set-ups, with three times the frames: DIR/explain/SETUP-xN.perf (perf
+report --sort comm,dso,sym of every CPU while the generator sends),
+SETUP-xN.drops (drops.bt or afpacket-drops.bt over the run) and runs.csv
+(those runs' rows).
+"""
+import csv
+import os
+import re
+
+READERS = {"tcpdump", "ringcount", "xdp-bench"}
+IDLE = re.compile(r"idle|safe_halt|^halt")
+SAMPLES = re.compile(r"^# Samples: (\d+\w?)")
+LINE = re.compile(r"^\s*([\d.]+)%\s+(\S+)\s+(\S+)\s+\[([k.])\]\s+(.*\S)\s*$")
+COUNT = re.compile(r"^@(\w+)\[([^\]]*)\]: (\d+)$")
+
+
+def profile(path):
+    """shares of all samples: idle, RX and other kernel, readers' kernel,
+    readers' user space, everything else (the bench's own tools), and
+    the largest non-idle symbols"""
+    cat = {"idle": 0.0, "kernel": 0.0, "rk": 0.0, "ru": 0.0, "tools": 0.0,
+           "samples": "?"}
+    syms = {}
+    for line in open(path):
+        s = SAMPLES.match(line)
+        if s:
+            cat["samples"] = s[1]
+        m = LINE.match(line)
+        if not m:
+            continue
+        p, comm, dso, ring, sym = float(m[1]), m[2], m[3], m[4], m[5]
+        if comm.startswith("swapper") and IDLE.search(sym):
+            cat["idle"] += p
+            continue
+        if comm in READERS:
+            cat["rk" if ring == "k" else "ru"] += p
+        elif comm.startswith(("swapper", "ksoftirqd", "kworker")):
+            cat["kernel"] += p
+        else:
+            cat["tools"] += p
+        if ring == "k":
+            key = sym if dso == "[kernel.kallsyms]" else \
+                "%s %s" % (sym, dso)
+        else:
+            key = "%s (user)" % comm
+        syms[key] = syms.get(key, 0.0) + p
+    top = sorted(syms.items(), key=lambda kv: -kv[1])[:5]
+    return cat, top
+
+
+def drops(path):
+    """'captured N, lost ...' from a drops script's totals"""
+    tot = {}
+    for line in open(path):
+        m = COUNT.match(line.strip())
+        if m:
+            what = m[1] if m[1] == "captured" else \
+                "%s %s" % (m[1], m[2].split(", ")[-1])
+            tot[what] = tot.get(what, 0) + int(m[3])
+    if not tot:
+        return "nothing traced"
+    lost = ", ".join("%s %d" % kv for kv in sorted(tot.items())
+                     if kv[0] != "captured")
+    return "captured %d, %s" % (tot.get("captured", 0),
+                                "lost: " + lost if lost else "no drop")
+
+
+def section(d, names):
+    e = os.path.join(d, "explain")
+    runs = os.path.join(e, "runs.csv")
+    if not os.path.exists(runs):
+        return ""
+    rows = list(csv.DictReader(open(runs, newline="")))
+    out = ["\n### Where the time goes: one profiled run per set-up "
+           "(virtio-net, 64 B)\n\n",
+           "Three times the frames of a measured run; perf samples every "
+           "guest CPU while the generator sends (cpu-clock); "
+           "the columns are shares of all samples on both CPUs. RX path: "
+           "interrupts, softirq, driver, XDP and ringcap outside the "
+           "readers' own context; readers: the capture processes in the "
+           "kernel (system calls, and softirqs that interrupt them) and "
+           "in user space; tools: the bench's own shell, perf and "
+           "bpftrace. Profiling costs CPU, so the share of these runs is "
+           "lower than the measured one above. The last column is what "
+           "drops.bt (ringcap) or afpacket-drops.bt (AF_PACKET) counted "
+           "in the capture sockets over the run.\n\n",
+           "| set-up | procs | share | NIC delivered | samples | idle | "
+           "RX path | readers kernel | readers user | tools | largest | "
+           "sockets |\n",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+           "| --- | --- |\n"]
+    for r in rows:
+        name = "%s-x%s" % (r["setup"], r["procs"])
+        pf = os.path.join(e, name + ".perf")
+        if not os.path.exists(pf):
+            continue
+        cat, top = profile(pf)
+        dr = os.path.join(e, name + ".drops")
+        off = float(r["offered"]) or 1
+        out.append("| %s | %s | %.1f%% | %.1f%% | %s | %.0f%% | %.0f%% "
+                   "| %.0f%% | %.0f%% | %.0f%% | %s | %s |\n" % (
+                       names.get(r["setup"], r["setup"]), r["procs"],
+                       100 * float(r["share"]),
+                       100 * float(r["nic_rx"]) / off, cat["samples"],
+                       cat["idle"],
+                       cat["kernel"], cat["rk"], cat["ru"], cat["tools"],
+                       "; ".join("%s %.1f%%" % kv for kv in top),
+                       drops(dr) if os.path.exists(dr) else "-"))
+    return "".join(out)

@@ -547,7 +547,7 @@ explain_runs() {
 			kill -INT "$bt_pid" 2>/dev/null || true
 			wait "$bt_pid" 2>/dev/null || true
 		fi
-		perf report -i "$out/perf.data" --stdio --sort comm,dso,sym \
+		perf report -i "$out/perf.data" --stdio -n --sort comm,dso,sym \
 			>"$EXPLAIN/$name.perf" 2>"$out/perf.log" ||
 			{ echo "bench: perf report failed:" >&2; cat "$out/perf.log" >&2; }
 	done

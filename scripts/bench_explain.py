@@ -13,8 +13,10 @@ import re
 
 READERS = {"tcpdump", "ringcount", "xdp-bench"}
 IDLE = re.compile(r"idle|safe_halt|^halt")
-SAMPLES = re.compile(r"^# Samples: (\d+\w?)")
-LINE = re.compile(r"^\s*([\d.]+)%\s+(\S+)\s+(\S+)\s+\[([k.])\]\s+(.*\S)\s*$")
+# "  12.34%  123  comm  dso  [k] symbol" (perf report -n): the shares
+# are taken from the sample counts, since perf rounds each line's percent
+LINE = re.compile(r"^\s*[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+)\s+\[([k.])\]\s+"
+                  r"(.*\S)\s*$")
 COUNT = re.compile(r"^@(\w+)\[([^\]]*)\]: (\d+)$")
 
 
@@ -22,17 +24,13 @@ def profile(path):
     """shares of all samples: idle, RX and other kernel, readers' kernel,
     readers' user space, everything else (the bench's own tools), and
     the largest non-idle symbols"""
-    cat = {"idle": 0.0, "kernel": 0.0, "rk": 0.0, "ru": 0.0, "tools": 0.0,
-           "samples": "?"}
+    cat = {"idle": 0.0, "kernel": 0.0, "rk": 0.0, "ru": 0.0, "tools": 0.0}
     syms = {}
-    for line in open(path):
-        s = SAMPLES.match(line)
-        if s:
-            cat["samples"] = s[1]
-        m = LINE.match(line)
-        if not m:
-            continue
-        p, comm, dso, ring, sym = float(m[1]), m[2], m[3], m[4], m[5]
+    lines = [m for m in map(LINE.match, open(path)) if m]
+    total = sum(int(m[1]) for m in lines) or 1
+    for m in lines:
+        p, comm, dso, ring, sym = (100.0 * int(m[1]) / total, m[2], m[3],
+                                   m[4], m[5])
         if comm.startswith("swapper") and IDLE.search(sym):
             cat["idle"] += p
             continue
@@ -49,6 +47,7 @@ def profile(path):
             key = "%s (user)" % comm
         syms[key] = syms.get(key, 0.0) + p
     top = sorted(syms.items(), key=lambda kv: -kv[1])[:5]
+    cat["samples"] = total
     return cat, top
 
 

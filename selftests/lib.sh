@@ -112,6 +112,20 @@ load_ringcap() {
 
 # kv KEY TEXT: the value of the last KEY=VALUE in TEXT (a tool's summary)
 kv() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
+# Background ringcounts by ID, which the caller starts: pids in RCPID,
+# output files in RCOUT, summary lines in RCSUM (associative arrays the
+# caller declares). rc_stop ID stops one and keeps its summary line;
+# rc_val ID KEY reads a value from it.
+rc_stop() {
+	local pid=${RCPID[$1]:-}
+	[ -n "$pid" ] || return 0
+	kill -INT "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	RCPID[$1]=
+	RCSUM[$1]=$(grep '^ringcount:' "${RCOUT[$1]}" | tail -n 1 || true)
+	[ -n "${RCSUM[$1]}" ] || RCSUM[$1]="ringcount: (no summary: $(tail -n 1 "${RCOUT[$1]}"))"
+}
+rc_val() { kv "$2" "${RCSUM[$1]}"; }
 # The socket line of PID in /proc/net/ringcap (empty if it has none), and
 # a column of it: 2 inode, 4 queue, 6 received, 7 dropped, 8 filtered,
 # 9 wakeups, 11 filter.

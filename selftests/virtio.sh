@@ -77,7 +77,7 @@ was_up=1
 rp_was=
 GEN_IP=10.0.0.2 GEN_PORT=5001	# where rcgen sends its datagrams
 DEV= NIC= MAC=
-declare -A RCPID RCSUM
+declare -A RCPID RCOUT RCSUM
 
 cleanup() {
 	local id
@@ -118,7 +118,8 @@ set_mode() { echo "$1" >"$PARAMS/transparent_mode"; }
 rc_start() {
 	local id=$1 end
 	shift
-	"$RINGCOUNT" -q -i "$DEV" -r 4M "$@" >"$tmp/rc.$id" 2>&1 &
+	RCOUT[$id]=$tmp/rc.$id
+	"$RINGCOUNT" -q -i "$DEV" -r 4M "$@" >"${RCOUT[$id]}" 2>&1 &
 	RCPID[$id]=$!
 	end=$(($(now_ms) + 20000))
 	while kill -0 "${RCPID[$id]}" 2>/dev/null && [ "$(now_ms)" -lt "$end" ]; do
@@ -128,17 +129,6 @@ rc_start() {
 	msg="ringcount -i $DEV $* did not bind: $(tail -n 2 "$tmp/rc.$id" | tr '\n' ' ')"
 	return 1
 }
-# rc_stop ID: stop it; its summary line goes to RCSUM[ID].
-rc_stop() {
-	local pid=${RCPID[$1]:-}
-	[ -n "$pid" ] || return 0
-	kill -INT "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	RCPID[$1]=
-	RCSUM[$1]=$(grep '^ringcount:' "$tmp/rc.$1" | tail -n 1 || true)
-	[ -n "${RCSUM[$1]}" ] || RCSUM[$1]="ringcount: (no summary: $(tail -n 1 "$tmp/rc.$1"))"
-}
-rc_val() { kv "$2" "${RCSUM[$1]}"; }
 
 # send: the batches from the host generator into the NIC, then wait until
 # the NIC has taken what it will. SENT is what rcgen sent, RX what the

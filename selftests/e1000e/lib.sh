@@ -201,17 +201,6 @@ rc_start() {
 	msg="ringcount -i $spec did not bind: $(tail -n 2 "${RCOUT[$id]}" | tr '\n' ' ')"
 	return 1
 }
-# rc_stop ID: stop it; its summary line goes to RCSUM[ID].
-rc_stop() {
-	local pid=${RCPID[$1]:-}
-	[ -n "$pid" ] || return 0
-	kill -INT "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	RCPID[$1]=
-	RCSUM[$1]=$(grep '^ringcount:' "${RCOUT[$1]}" | tail -n 1 || true)
-	[ -n "${RCSUM[$1]}" ] || RCSUM[$1]="ringcount: (no summary: $(tail -n 1 "${RCOUT[$1]}"))"
-}
-rc_val() { kv "$2" "${RCSUM[$1]}"; }
 # Frames the kernel offered the socket: written into the ring or dropped.
 rc_frames() { echo $(($(rc_val "$1" received) + $(rc_val "$1" dropped))); }
 

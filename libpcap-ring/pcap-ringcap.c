@@ -47,9 +47,9 @@
  *                         the same ID on a device share its frames, each
  *                         frame to one of them; ringcap required
  *   RINGCAP_WATERMARK=N   N, frames per wake-up outside immediate mode
- *                         (default ringcap_batch_watermark(): a sixteenth
- *                         of the ring in 64-byte frames, as TPACKET_V3
- *                         wakes once per block)
+ *                         (default ringcap_batch_watermark(): the frames
+ *                         of up to 1518 bytes that fill a quarter of the
+ *                         ring, as TPACKET_V3 wakes once per block)
  *   RINGCAP_RING_SIZE=B   ring data bytes, rounded up to a power of two
  *                         (an error if the module refuses it); otherwise
  *                         the application's buffer size (tcpdump -B)
@@ -615,7 +615,7 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 		m = RINGCAP_WAKEUP_KEEP;
 	} else {
 		wm = rc_pcap_env_num("RINGCAP_WATERMARK",
-				     ringcap_batch_watermark(size));
+				     ringcap_batch_watermark(size, snap));
 		/*
 		 * A frame may wait at most T ms; past the module's longest
 		 * timeout it waits less, which keeps that promise (the

@@ -268,14 +268,19 @@ static pcap_t *open_dev(const char *dev, int nano, int immediate)
 	return p;
 }
 
-/* A handle with a pcap timeout and buffer size, closed at once. */
-static void open_close(const char *dev, int timeout_ms, int buffer_size)
+/*
+ * A handle with a pcap timeout, buffer size and snaplen (0: libpcap's
+ * default), closed at once.
+ */
+static void open_close(const char *dev, int timeout_ms, int buffer_size,
+		       int snaplen)
 {
 	char ebuf[PCAP_ERRBUF_SIZE];
 	pcap_t *p = pcap_create(dev, ebuf);
 
 	if (!p || pcap_set_timeout(p, timeout_ms) ||
-	    pcap_set_buffer_size(p, buffer_size) || pcap_activate(p) < 0) {
+	    pcap_set_buffer_size(p, buffer_size) ||
+	    (snaplen && pcap_set_snaplen(p, snaplen)) || pcap_activate(p) < 0) {
 		printf("# open %s: %s\n", dev, p ? pcap_geterr(p) : ebuf);
 		exit(1);
 	}
@@ -451,10 +456,10 @@ int main(void)
 	p = open_dev("ringcap:lo", 0, 0);
 	ok(!strcmp(k.ifname, "lo") && k.queue == -1,
 	  "ringcap:lo binds lo, all queues");
-	/* 1 MiB, the module's default ring: 630 records of 64-byte frames. */
-	ok(k.snaplen == RINGCAP_SNAPLEN_MAX && k.watermark == 630 &&
+	/* 1 MiB, the module's default ring: a quarter holds 168 full frames. */
+	ok(k.snaplen == RINGCAP_SNAPLEN_MAX && k.watermark == 168 &&
 	  k.timeout_us == 100000,
-	  "snaplen capped at RINGCAP_SNAPLEN_MAX, N=a sixteenth of the ring, m=timeout (got %u %u %u)",
+	  "snaplen capped at RINGCAP_SNAPLEN_MAX, N=168 full frames in a quarter of the ring, m=timeout (got %u %u %u)",
 	  k.snaplen, k.watermark, k.timeout_us);
 	ok(pcap_datalink(p) == DLT_EN10MB && pcap_get_selectable_fd(p) >= 0 &&
 	  !pcap_get_required_select_timeout(p),
@@ -606,18 +611,23 @@ int main(void)
 	pcap_close(p);
 
 	/* Options past the module's limits are brought inside them. */
-	open_close("ringcap:lo", 60000, 1);
+	open_close("ringcap:lo", 60000, 1, 0);
 	ok(k.timeout_us == RINGCAP_TIMEOUT_US_MAX &&
-	  k.ring_size == RINGCAP_RING_SIZE_MIN && k.watermark == 2,
-	  "timeout 60 s: m = RINGCAP_TIMEOUT_US_MAX; 1-byte buffer: RINGCAP_RING_SIZE_MIN, N=2 (got %u %u %u)",
+	  k.ring_size == RINGCAP_RING_SIZE_MIN && k.watermark == 1,
+	  "timeout 60 s: m = RINGCAP_TIMEOUT_US_MAX; 1-byte buffer: RINGCAP_RING_SIZE_MIN, N=1 (got %u %u %u)",
 	  k.timeout_us, k.ring_size, k.watermark);
-	open_close("ringcap:lo", 1000, 0x7fffffff);
+	open_close("ringcap:lo", 1000, 0x7fffffff, 0);
 	ok(k.timeout_us == 1000000 && k.ring_size == RINGCAP_RING_SIZE_MAX &&
-	  k.watermark == 645277,
-	  "timeout 1 s: m = 1 s; 2 GiB buffer: RINGCAP_RING_SIZE_MAX, N=645277 (got %u %u %u)",
+	  k.watermark == 172074,
+	  "timeout 1 s: m = 1 s; 2 GiB buffer: RINGCAP_RING_SIZE_MAX, N=172074 (got %u %u %u)",
 	  k.timeout_us, k.ring_size, k.watermark);
+	/* Short records: more of them before the quarter is full. */
+	open_close("ringcap:lo", 1000, 1 << 20, 96);
+	ok(k.snaplen == 96 && k.watermark == 1927,
+	  "snaplen 96 in 1 MiB: N=1927 records of 136 bytes (got %u %u)",
+	  k.snaplen, k.watermark);
 	setenv("RINGCAP_WATERMARK", "16", 1);
-	open_close("ringcap:lo", 1000, 0x7fffffff);
+	open_close("ringcap:lo", 1000, 0x7fffffff, 0);
 	unsetenv("RINGCAP_WATERMARK");
 	ok(k.watermark == 16, "RINGCAP_WATERMARK=16: N=16 (got %u)",
 	  k.watermark);

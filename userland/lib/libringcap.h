@@ -62,15 +62,19 @@ int ringcap_set_promisc(struct ringcap *rc, int on);
 int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
 		       uint32_t timeout_us);
 /*
- * A watermark for readers that want throughput rather than latency: a
- * sixteenth of a ring of data_size bytes, in records of 64-byte frames.
- * Each wake-up costs the reader a system call and a context switch; at 64
- * frames per wake-up those limited three readers of one device
- * (docs/BENCHMARKS.md). An AF_PACKET TPACKET_V3 ring likewise wakes its
- * reader once per block, a slice of its ring. Pair it with a timeout: it
- * bounds how long a frame waits when traffic is slow.
+ * A watermark for readers that want throughput rather than latency: the
+ * frames that fill a quarter of a ring of data_size bytes when each keeps
+ * min(snaplen, 1518) bytes (snaplen 0: 1518), a full Ethernet frame with
+ * a VLAN tag. Each wake-up costs the reader a system call and a context
+ * switch, and at 64 frames per wake-up those costs held three readers of
+ * one device below AF_PACKET in the bench; an AF_PACKET TPACKET_V3 ring
+ * wakes its reader once per block, an eighth of libpcap's default ring.
+ * Three quarters of the ring stay free for the reader to wake up in.
+ * Larger frames (jumbo, GRO) fill it sooner: a full ring wakes the reader
+ * at once, and the timeout bounds how long a frame waits when traffic is
+ * slow, so pair it with one.
  */
-uint32_t ringcap_batch_watermark(uint32_t data_size);
+uint32_t ringcap_batch_watermark(uint32_t data_size, uint32_t snaplen);
 /*
  * Join cluster id (1..UINT32_MAX) with policy RINGCAP_CLUSTER_FLOW, _RR or
  * _QUEUE, before bind; members share the device's frames (the ABI header

@@ -184,11 +184,12 @@ int ringcap_wait(struct ringcap *rc, int timeout_ms)
 	return ret ? ringcap_poll_result(rc, pfd.revents) : 0;
 }
 
-uint32_t ringcap_batch_watermark(uint32_t data_size)
+uint32_t ringcap_batch_watermark(uint32_t data_size, uint32_t snaplen)
 {
-	const uint32_t rec = (sizeof(struct ringcap_rec) + 64 +
-			      RINGCAP_REC_ALIGN - 1) & ~(RINGCAP_REC_ALIGN - 1);
-	uint32_t n = data_size / 16 / rec;
+	uint32_t len = snaplen && snaplen < 1518 ? snaplen : 1518;
+	uint32_t rec = (sizeof(struct ringcap_rec) + len + RINGCAP_REC_ALIGN - 1) &
+		       ~(RINGCAP_REC_ALIGN - 1);
+	uint32_t n = data_size / 4 / rec;
 
 	return n < 1 ? 1 : n > RINGCAP_WATERMARK_MAX ? RINGCAP_WATERMARK_MAX : n;
 }

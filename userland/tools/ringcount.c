@@ -65,7 +65,8 @@ static void usage(FILE *out)
 		"  -s, --snaplen BYTES      bytes kept per frame (1..%u, at most\n"
 		"                           half the ring less %zu)\n"
 		"  -w, --watermark N        wake after N frames (1..%u; 1 = immediate;\n"
-		"                           default a sixteenth of the ring in 64 B frames)\n"
+		"                           default: the full frames that fill a\n"
+		"                           quarter of the ring)\n"
 		"  -t, --timeout US         wake US microseconds after the first frame\n"
 		"                           (0..%u; 0 = only by the watermark;\n"
 		"                           default 100000)\n"
@@ -109,7 +110,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	/*
 	 * Counting wants throughput: few wake-ups (watermark 0 stands for
-	 * ringcap_batch_watermark() of the ring), each frame within 100 ms.
+	 * ringcap_batch_watermark() of the ring and snaplen), each frame
+	 * within 100 ms.
 	 */
 	o->timeout_us = 100000;
 	opterr = 0;
@@ -206,7 +208,7 @@ static struct ringcap *setup(struct opts *o)
 	    (o->snaplen && ringcap_set_snaplen(rc, o->snaplen)) ||
 	    (!o->watermark && ringcap_get_ring_size(rc, &ring_size)) ||
 	    ringcap_set_wakeup(rc, o->watermark ? o->watermark :
-			       ringcap_batch_watermark(ring_size),
+			       ringcap_batch_watermark(ring_size, o->snaplen),
 			       o->timeout_us) ||
 	    (o->cluster_id && ringcap_set_cluster(rc, o->cluster_id,
 						  o->cluster_policy))) {
@@ -295,6 +297,7 @@ static int count(struct ringcap *rc, const struct opts *o)
 	struct tally tl = { 0 }, prev = { 0 };
 	unsigned long long now;
 	int n, status = 0;
+	long left;
 	struct ticker tk;
 	double t, dt;
 
@@ -334,14 +337,17 @@ static int count(struct ringcap *rc, const struct opts *o)
 	/*
 	 * Stopped by a signal or the duration: frames the ring took that no
 	 * wake-up has announced yet (the default watermark batches many)
-	 * still count.
+	 * still count. At most what one ring holds, so that traffic that
+	 * keeps coming cannot hold the stop up.
 	 */
-	while (!status && (!o->count || tl.frames < o->count)) {
+	left = ringcap_hdr(rc)->data_size / sizeof(struct ringcap_rec);
+	while (!status && left > 0 && (!o->count || tl.frames < o->count)) {
 		n = take(rc, o, &tl);
 		if (n <= 0) {
 			status = n < 0;
 			break;
 		}
+		left -= n;
 	}
 	print_summary(rc, o, &tl, ticker_seconds(&tk));
 	return status;

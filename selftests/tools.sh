@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # ringcount's wake-up defaults against the real module, on a sim device:
-# by default it wakes once per sixteenth of its ring (libringcap's
-# ringcap_batch_watermark), not per 64 frames, and it still counts the
-# frames no wake-up has announced when a signal or -d ends it; -w N
-# keeps its meaning.
+# by default it wakes once the full frames that fill a quarter of its ring
+# have come (libringcap's ringcap_batch_watermark), not every 64 frames,
+# and it still counts the frames no wake-up has announced when a signal
+# or -d ends it; -w N keeps its meaning.
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap and
 # ringcap_sim; uses the installed ringcount.
@@ -19,7 +19,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 BIN=${RC_BIN:-$here/build/bin}
 SIM=rctools0
-FRAMES=200		# below the default watermark of a 1 MiB ring (630)
+# Below the default watermark of a 4 MiB ring (672), above what ringcount
+# takes from the ring at once (256): only the count at the end gets all.
+FRAMES=500
 PLAN=3
 
 n=0
@@ -43,10 +45,10 @@ ip link add "$SIM" type ringcap_sim || skip_all tools "no ringcap_sim device"
 sysctl -qw "net.ipv6.conf.$SIM.disable_ipv6=1" 2>/dev/null || true
 ip link set "$SIM" up
 
-# rc_start [ringcount options]: ringcount on $SIM with a 1 MiB ring and no
+# rc_start [ringcount options]: ringcount on $SIM with a 4 MiB ring and no
 # timer (-t 0), so that only the watermark wakes it; returns once bound
 rc_start() {
-	ringcount -q -i "$SIM" -r 1M -t 0 "$@" >"$tmp/rc" 2>&1 &
+	ringcount -q -i "$SIM" -r 4M -t 0 "$@" >"$tmp/rc" 2>&1 &
 	rc_pid=$!
 	wait_for 30 eval '[ -n "$(proc_line "$rc_pid")" ]' ||
 		{ msg="ringcount did not bind: $(cat "$tmp/rc")"; return 1; }
@@ -56,33 +58,38 @@ feed() {
 	"$BIN/rc_inject" -d "$SIM" -n "$FRAMES" -s 0 -q 0 -l 60 >/dev/null
 	wait_for 30 eval '[ "$(proc_field "$rc_pid" 6)" -ge "$FRAMES" ]'
 }
-# rc_end [SIGNAL]: stop it (or wait for -d to end it); $wk its wake-ups
-# while running, $cap what its summary says it captured
+# rc_end [SIGNAL]: stop it (or let -d end it), and let it run again if it
+# was stopped; $cap is what its summary says it captured
 rc_end() {
 	[ -z "${1:-}" ] || kill "-$1" "$rc_pid"
+	kill -CONT "$rc_pid" 2>/dev/null || true
 	wait "$rc_pid" || true
 	rc_pid=
 	cap=$(kv captured "$(grep '^ringcount:' "$tmp/rc" || true)")
 	msg+=", captured ${cap:-none} of $FRAMES"
 }
 
+# The reader is stopped while the frames come, so that neither a wake-up
+# nor its own once-a-second poll timeout can read them first.
 batch_then_sigint() {
 	local wk
 	rc_start || return 1
+	kill -STOP "$rc_pid"
 	feed || { msg="the socket received $(proc_field "$rc_pid" 6) of $FRAMES"; rc_end INT; return 1; }
-	# At once: before ringcount's own once-a-second poll timeout reads
-	# them, so that only the count at the end can.
 	wk=$(proc_field "$rc_pid" 9)
 	msg="wake-ups $wk"
 	rc_end INT
 	[ "$wk" = 0 ] && [ "$cap" = "$FRAMES" ]
 }
 batch_then_duration() {
-	local wk
-	rc_start -d 8 || return 1
+	local wk t0=$SECONDS
+	rc_start -d 4 || return 1
+	kill -STOP "$rc_pid"
 	feed || { msg="the socket received $(proc_field "$rc_pid" 6) of $FRAMES"; rc_end INT; return 1; }
 	wk=$(proc_field "$rc_pid" 9)
 	msg="wake-ups $wk"
+	# Past the deadline: resumed, it reads one batch and ends.
+	sleep $((t0 + 6 - SECONDS > 0 ? t0 + 6 - SECONDS : 0))
 	rc_end
 	[ "$wk" = 0 ] && [ "$cap" = "$FRAMES" ]
 }

@@ -124,9 +124,12 @@ rc_start() {
 	pids+=("$rc_pid")
 	wait_for 30 eval '[ -n "$(proc_line $rc_pid)" ]' && path_settled "$rc_pid"
 }
-rc_stop() {
+# rc_summary: stop it and print its summary. Called in $(...), where the
+# ringcount is no child to wait for: wait until it is gone instead.
+rc_summary() {
 	kill -INT "$rc_pid" 2>/dev/null || true
-	wait "$rc_pid" || true
+	wait_for 30 eval '! kill -0 "$rc_pid"' || true
+	wait "$rc_pid" 2>/dev/null || true
 	cat "$tmp/rc"
 }
 # The path column of PID's socket in /proc/net/ringcap.
@@ -151,7 +154,7 @@ xdp_takes() {
 	udp_start
 	send "$N"
 	udp_wait
-	out=$(rc_stop)
+	out=$(rc_summary)
 	echo "# $out"
 	msg="ringcount captured $(kv captured "$out") of $N, path $(kv path "$out"), the UDP socket got $udp"
 	[ "$(kv captured "$out")" = "$N" ] && [ "$udp" = 0 ] &&
@@ -194,7 +197,7 @@ queue_bound() {
 		udp_start
 		send 200
 		udp_wait
-		out=$(rc_stop)
+		out=$(rc_summary)
 		cap=$(kv captured "$out")
 		msg+="queue $q: ring $cap, stack $udp; "
 		if [ "$udp" = 0 ] && [ "$cap" = 200 ]; then
@@ -285,8 +288,8 @@ own_program() {
 	udp_start
 	send 200
 	udp_wait
-	[ "$(proc_path "$rc_pid")" = hook:busy ] || { msg="path $(proc_path "$rc_pid")"; rc_stop >/dev/null; return 1; }
-	out=$(rc_stop)
+	[ "$(proc_path "$rc_pid")" = hook:busy ] || { msg="path $(proc_path "$rc_pid")"; rc_summary >/dev/null; return 1; }
+	out=$(rc_summary)
 	msg="captured $(kv captured "$out") of 200, path $(kv path "$out"), program id $id then $(ip -d link show "$DEV" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')"
 	[ "$(kv captured "$out")" = 200 ] && [ "$(kv path "$out")" = hook:busy ] &&
 		ip -d link show "$DEV" | grep -q "prog/xdp id $id " &&
@@ -318,7 +321,7 @@ ringstat_shows() {
 	local line
 	rc_start "$DEV" || return 1
 	line=$(ringstat 2>/dev/null | grep -Ew "^ *$rc_pid" || true)
-	rc_stop >/dev/null
+	rc_summary >/dev/null
 	msg="ringstat: $line"
 	grep -qw xdp <<<"$line"
 }

@@ -88,10 +88,10 @@ part multi || MULTI_NICS=
 
 out=$(mktemp -d)
 apps=()
-bt=
+bt= perf_pid= ebt_pid=
 cleanup() {
 	local p
-	for p in "${apps[@]+"${apps[@]}"}" $bt; do kill "$p" 2>/dev/null || true; done
+	for p in "${apps[@]+"${apps[@]}"}" $bt $perf_pid $ebt_pid; do kill "$p" 2>/dev/null || true; done
 	rm -rf "$out"
 }
 trap cleanup EXIT
@@ -294,7 +294,8 @@ vio_xdp_drops() { ethtool -S "$vdev" | awk '$1 ~ /xdp_drops:$/ { s += $2 } END {
 vio_wiredrops() { "$RC_HOST" wiredrops "$VNIC" | sed -n 's/^drops=\([0-9]*\)$/\1/p' | grep .; }
 # vio_offer FRAMES SIZE RATE FLOWS: nic_offer for the virtio-net NIC;
 # also sets XDP_DROPS (what an XDP_DROP program dropped meanwhile). With
-# PROFILE set, "$PROFILE enable|disable" brackets the generator's send.
+# PROFILE set, "$PROFILE enable|disable" brackets the generator's send
+# and the draining of what it sent.
 PROFILE=
 vio_offer() {
 	local g w0 m0 n0 x0
@@ -305,8 +306,8 @@ vio_offer() {
 	[ -z "$PROFILE" ] || "$PROFILE" enable
 	g=$("$RC_HOST" gen "$VNIC" --dst-mac "$VMAC" --flows "$4" --size "$2" \
 		--rate "$3" --count "$1")
-	[ -z "$PROFILE" ] || "$PROFILE" disable
 	steady 0.5 nic_sys rx_packets || true
+	[ -z "$PROFILE" ] || "$PROFILE" disable
 	OFFERED=$(kv sent "$g")
 	OFFER_PPS=$(kv rate_pps "$g")
 	WIRE=$(($(vio_wiredrops) - w0))
@@ -491,43 +492,47 @@ sim_bench() {
 
 # One more 64 B run of each set-up below on virtio-net, outside the
 # matrix, with three times the frames: perf samples every CPU while the
-# generator sends (cpu-clock; TCG has no PMU counters), and drops.bt or afpacket-drops.bt counts what the
-# guest's capture sockets take and lose. Profiling costs CPU, so these
-# runs' shares go to their own CSV, never beside the measured ones.
+# generator sends and the NIC drains (cpu-clock; TCG has no PMU
+# counters), and drops.bt or afpacket-drops.bt counts what the guest's
+# capture sockets take and lose. Profiling costs CPU, so these runs'
+# shares go to their own CSV, never beside the measured ones.
 # Output: explain/SETUP-xN.perf (perf report by command, object and
-# symbol) and .drops, explain/runs.csv.
-EXPLAIN_RUNS="vio_drop:xdpdrop:1 vio_af:tcpdump:1 vio_xdp:ringcount:1 vio_rc_m2:tcpdump:1 vio_af:tcpdump:3 vio_m0td:tcpdump:3"
+# symbol, tab-separated) and .drops, explain/runs.csv.
+EXPLAIN_RUNS="vio_drop:xdpdrop:1 vio_af:tcpdump:1 vio_xdp:ringcount:1
+	vio_rc_m2:tcpdump:1 vio_af:tcpdump:3 vio_m0td:tcpdump:3"
 # perf takes seconds to start under TCG, far longer than the traffic
 # lasts: it starts disabled, and its control FIFO enables it for the
 # generator's send only (perf_ctl), acknowledging once it samples.
 PERF_CTL= PERF_ACK=
 perf_ctl() {
 	local reply=
+	kill -0 "$perf_pid" 2>/dev/null ||
+		{ echo "bench: perf is gone: $(cat "$out/perf.log")" >&2; return 0; }
 	echo "$1" >&"$PERF_CTL"
 	read -r -t 120 -u "$PERF_ACK" reply || true
 	[ "$reply" = ack ] || echo "bench: perf did not acknowledge '$1':" \
 		"$(cat "$out/perf.log")" >&2
 }
 explain_offer() {
-	local p
-	rm -f "$out/perf.ctl" "$out/perf.ack"
+	rm -f "$out/perf.ctl" "$out/perf.ack" "$out/perf.data"
 	mkfifo "$out/perf.ctl" "$out/perf.ack"
 	exec {PERF_CTL}<>"$out/perf.ctl" {PERF_ACK}<>"$out/perf.ack"
 	perf record -q -a -e cpu-clock -F 1999 -D -1 -o "$out/perf.data" \
 		--control "fifo:$out/perf.ctl,$out/perf.ack" >"$out/perf.log" 2>&1 &
-	p=$!
+	perf_pid=$!
 	PROFILE=perf_ctl vio_offer "$@"
-	kill -INT "$p" 2>/dev/null || true
-	wait "$p" 2>/dev/null || true
+	kill -INT "$perf_pid" 2>/dev/null || true
+	wait "$perf_pid" 2>/dev/null || true
+	perf_pid=
 	exec {PERF_CTL}<&- {PERF_ACK}<&-
 }
 explain_runs() {
-	local r setup kind procs name bt_pid script
+	local r setup kind procs name script
 	mkdir -p "$EXPLAIN"
 	echo "$HEADER" >"$EXPLAIN/runs.csv"
 	for r in $EXPLAIN_RUNS; do
 		IFS=: read -r setup kind procs <<<"$r"
-		name=$setup-x$procs bt_pid=
+		name=$setup-x$procs ebt_pid=
 		setup_enter "$setup"
 		case $setup in
 		vio_drop) script= ;;
@@ -535,20 +540,22 @@ explain_runs() {
 		*) script=drops.bt ;;
 		esac
 		if [ -n "$script" ]; then
-			bpftrace "$top/userland/bpftrace/$script" 0 >"$EXPLAIN/$name.drops" 2>&1 &
-			bt_pid=$!
+			bpftrace -B none "$top/userland/bpftrace/$script" 0 \
+				>"$EXPLAIN/$name.drops" 2>&1 &
+			ebt_pid=$!
 			wait_for 120 grep -q '^Tracing' "$EXPLAIN/$name.drops" ||
 				{ echo "bench: $script did not start:" >&2; cat "$EXPLAIN/$name.drops" >&2; }
 		fi
 		# Three times the frames: more samples of the same traffic.
 		OFFER=explain_offer csv=$EXPLAIN/runs.csv FRAMES=$((FRAMES * 3)) \
 			run explain "$setup" 64 "$kind" - "$procs" default default 1
-		if [ -n "$bt_pid" ]; then
-			kill -INT "$bt_pid" 2>/dev/null || true
-			wait "$bt_pid" 2>/dev/null || true
+		if [ -n "$ebt_pid" ]; then
+			bt_halt "$ebt_pid" "$EXPLAIN/$name.drops" ||
+				echo "bench: $script printed no totals" >&2
+			ebt_pid=
 		fi
-		perf report -i "$out/perf.data" --stdio -n --sort comm,dso,sym \
-			>"$EXPLAIN/$name.perf" 2>"$out/perf.log" ||
+		perf report -i "$out/perf.data" --stdio -n -t $'\t' \
+			--sort comm,dso,sym >"$EXPLAIN/$name.perf" 2>"$out/perf.log" ||
 			{ echo "bench: perf report failed:" >&2; cat "$out/perf.log" >&2; }
 	done
 }

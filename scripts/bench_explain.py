@@ -13,10 +13,19 @@ import re
 
 READERS = {"tcpdump", "ringcount", "xdp-bench"}
 IDLE = re.compile(r"idle|safe_halt|^halt")
-# "  12.34%  123  comm  dso  [k] symbol" (perf report -n): the shares
-# are taken from the sample counts, since perf rounds each line's percent
-LINE = re.compile(r"^\s*[\d.]+%\s+(\d+)\s+(\S+)\s+(\S+)\s+\[([k.])\]\s+"
-                  r"(.*\S)\s*$")
+# perf report -n -t TAB: "12.34%<TAB>123<TAB>comm<TAB>dso<TAB>[k] symbol",
+# each field padded with blanks; commands and objects may hold blanks
+# ("[JIT] tid 123"). The shares are taken from the sample counts, since
+# perf rounds each line's percentage.
+SYM = re.compile(r"^\[([k.])\] (.*)$")
+
+
+def fields(line):
+    f = [x.strip() for x in line.rstrip("\n").split("\t")]
+    if len(f) != 5 or not f[0].endswith("%") or not f[1].isdigit():
+        return None
+    m = SYM.match(f[4])
+    return (int(f[1]), f[2], f[3], m[1], m[2]) if m else None
 COUNT = re.compile(r"^@(\w+)\[([^\]]*)\]: (\d+)$")
 
 
@@ -26,11 +35,10 @@ def profile(path):
     the largest non-idle symbols"""
     cat = {"idle": 0.0, "kernel": 0.0, "rk": 0.0, "ru": 0.0, "tools": 0.0}
     syms = {}
-    lines = [m for m in map(LINE.match, open(path)) if m]
-    total = sum(int(m[1]) for m in lines) or 1
-    for m in lines:
-        p, comm, dso, ring, sym = (100.0 * int(m[1]) / total, m[2], m[3],
-                                   m[4], m[5])
+    lines = [f for f in map(fields, open(path)) if f]
+    total = sum(f[0] for f in lines) or 1
+    for n, comm, dso, ring, sym in lines:
+        p = 100.0 * n / total
         if comm.startswith("swapper") and IDLE.search(sym):
             cat["idle"] += p
             continue
@@ -52,18 +60,19 @@ def profile(path):
 
 
 def drops(path):
-    """'captured N, lost ...' from a drops script's totals"""
+    """'captured N, ...' from a drops script's totals: per reason (the
+    last key) what the sockets did not take; a filter's rejections are
+    wanted, not lost"""
     tot = {}
     for line in open(path):
         m = COUNT.match(line.strip())
         if m:
-            what = m[1] if m[1] == "captured" else \
-                "%s %s" % (m[1], m[2].split(", ")[-1])
+            what = m[1] if m[1] == "captured" else m[2].split(", ")[-1]
             tot[what] = tot.get(what, 0) + int(m[3])
     if not tot:
         return "nothing traced"
     lost = ", ".join("%s %d" % kv for kv in sorted(tot.items())
-                     if kv[0] != "captured")
+                     if kv[0] not in ("captured", "filter"))
     return "captured %d, %s" % (tot.get("captured", 0),
                                 "lost: " + lost if lost else "no drop")
 

@@ -15,8 +15,8 @@
  * the loop did not spin; 1 otherwise; 2 on bad usage. Spinning is judged
  * by counts, never by CPU time (which depends on the kernel and the host):
  * empty wake-ups at most 2 + wakeups / 4, and wake-ups at most one per 16
- * frames plus one per timeout period (the wake-up policy is N = 64 frames
- * or m = TIMEOUT_MS), plus 4. A reader woken per frame, or woken with
+ * frames plus one per timeout period (the wake-up policy is libpcap-ring's
+ * default N frames, or m = TIMEOUT_MS), plus 4. A reader woken per frame, or woken with
  * nothing to read, fails.
  *
  *   pcap_nonblock -i DEV -n COUNT [-w SECONDS] [-t TIMEOUT_MS]

@@ -210,7 +210,7 @@ def report(d):
     g = groups(rows, "wakeup")
     if g:
         md.append("\n### Wake-up policy: N=1 (immediate) against the default "
-                  "(N a sixteenth of the ring, or m) (64 B, 1 process)\n\n")
+                  "(N a quarter of the ring, or m) (64 B, 1 process)\n\n")
         t, series = [], {}
         for s in setups_in(g):
             for w, label in (("default", "default"), ("n1", "N=1")):

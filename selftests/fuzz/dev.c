@@ -90,15 +90,28 @@ static void dev_init(struct fz_dev *d, const char *name, int gen, int nq,
 	d->alive = d->ifindex > 0;
 }
 
+/*
+ * Device names are numbered from one counter that every process shares:
+ * a fork child numbering from its copy of a worker's counter would make a
+ * name the worker used before, and the worker, deleting what it takes for
+ * its own device (gone meanwhile with the sim module), would check its
+ * sockets against someone else's device.
+ */
+static unsigned int dev_seq(void)
+{
+	return __atomic_fetch_add(&fz->dev_seq, 1, __ATOMIC_RELAXED);
+}
+
 static int make_veth(struct fz_worker *w)
 {
 	int a = free_slot(w, -1), b = free_slot(w, a), err;
+	unsigned int seq = dev_seq();
 	char na[16], nb[16];
 
 	if (a < 0 || b < 0)
 		return -ENOSPC;
-	snprintf(na, sizeof(na), "fz%dv%ua", w->id, w->dev_seq);
-	snprintf(nb, sizeof(nb), "fz%dv%ub", w->id, w->dev_seq++);
+	snprintf(na, sizeof(na), "fz%dv%ua", w->id, seq);
+	snprintf(nb, sizeof(nb), "fz%dv%ub", w->id, seq);
 	err = fz_nl_veth(na, nb);
 	if (!err) {
 		fz_ipv6_off(na);
@@ -121,7 +134,7 @@ static int make_sim(struct fz_worker *w)
 
 	if (d < 0 || access(RC_SIM_DEBUGFS, F_OK))
 		return -ENOSPC;
-	snprintf(name, sizeof(name), "fz%ds%u", w->id, w->dev_seq++);
+	snprintf(name, sizeof(name), "fz%ds%u", w->id, dev_seq());
 	err = fz_nl_add(name, "ringcap_sim");
 	if (!err) {
 		fz_ipv6_off(name);

@@ -53,6 +53,7 @@ struct fz_shared {
 	uint64_t records;		/* ring records checked */
 	uint64_t frames_checked;	/* test frames compared byte by byte */
 	uint64_t skipped[OP_MAX];	/* not possible here (e.g. no userns) */
+	unsigned int dev_seq;		/* numbers every device name, once */
 	char first_fail[256];
 	int first_fail_set;
 };
@@ -131,7 +132,6 @@ struct fz_worker {
 	int children;
 	int vandals;		/* live fork children that may write */
 	int unshares;
-	unsigned int dev_seq;
 	uint32_t frame_seq;
 	uint8_t run;		/* marks our test frames: id, 100 + id in children */
 	bool child;		/* a fork child: models are off */

@@ -105,11 +105,12 @@ static unsigned int dev_seq(void)
 static int make_veth(struct fz_worker *w)
 {
 	int a = free_slot(w, -1), b = free_slot(w, a), err;
-	unsigned int seq = dev_seq();
+	unsigned int seq;
 	char na[16], nb[16];
 
 	if (a < 0 || b < 0)
 		return -ENOSPC;
+	seq = dev_seq();
 	snprintf(na, sizeof(na), "fz%dv%ua", w->id, seq);
 	snprintf(nb, sizeof(nb), "fz%dv%ub", w->id, seq);
 	err = fz_nl_veth(na, nb);

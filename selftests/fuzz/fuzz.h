@@ -85,6 +85,7 @@ struct fz_sock {
 	/* model: reliable only while no fork child could have changed it */
 	bool shared;
 	bool bound, gone;
+	bool cluster;		/* joined a cluster (id != 0) for its bind */
 	int dev;		/* slot in devs[] or -1 (foreign device) */
 	int ifindex;
 	int queue;

@@ -309,6 +309,8 @@ static void set_struct(struct fz_worker *w, struct fz_sock *s, int name)
 	set[n] = -1;
 	FZ_EXPECTF(OP_SETSOCKOPT, err, set, "setsockopt(%d, len %d) (bound %d)",
 		   name, len, s->bound);
+	if (!err && name == RINGCAP_CLUSTER)
+		s->cluster = buf.cl.id != 0;
 }
 
 void fz_op_setsockopt(struct fz_worker *w)
@@ -356,6 +358,8 @@ void fz_op_setsockopt(struct fz_worker *w)
 		/* Raw words as the struct: set_struct() models them closely. */
 		FZ_EXPECT(OP_SETSOCKOPT, err, ("setsockopt(%d, raw)", name),
 			  0, EINVAL, EFAULT, EPERM, EBUSY, EBADF);
+		if (!err && name == RINGCAP_CLUSTER)
+			s->cluster = buf[0] != 0;	/* the struct's id */
 	} else if (len != 4) {
 		if (name >= 1 && name <= 5)
 			FZ_EXPECT(OP_SETSOCKOPT, err,
@@ -759,6 +763,10 @@ void fz_op_bind(struct fz_worker *w)
 		set[n++] = ENOBUFS;
 		if (!known && queue != RINGCAP_QUEUE_ANY && queue)
 			set[n++] = ERANGE;
+		/* members bound meanwhile, in any process, with another
+		 * policy or queue */
+		if (s->cluster || s->shared)
+			set[n++] = EEXIST;
 	}
 	set[n] = -1;
 	FZ_EXPECTF(OP_BIND, err, set, "bind(ifindex %d%s, queue %u)", idx,

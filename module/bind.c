@@ -180,14 +180,19 @@ static int ringcap_netdev_event(struct notifier_block *nb,
 		}
 		mutex_lock(&rs->lock);
 		ringcap_unbind(rs);
-		WRITE_ONCE(rs->gone, true);
+		/*
+		 * The error before the flag: a reader whose poll() sees gone
+		 * must find ENODEV in SO_ERROR, not 0 (poll reads the flag
+		 * with acquire).
+		 */
+		WRITE_ONCE(rs->sk.sk_err, ENODEV);
+		smp_store_release(&rs->gone, true);
 		mutex_unlock(&rs->lock);
 
 		/* Let the reader drain what it has, then see the error. */
 		spin_lock_bh(&rs->prod_lock);
 		ringcap_wakeup_flush(rs);
 		spin_unlock_bh(&rs->prod_lock);
-		WRITE_ONCE(rs->sk.sk_err, ENODEV);
 		sk_error_report(&rs->sk);
 	}
 	mutex_unlock(&ringcap_socks_lock);

@@ -76,7 +76,7 @@ static __poll_t ringcap_poll(struct file *file, struct socket *sock,
 
 	sock_poll_wait(file, sock, wait);
 	/* sk_err is cleared by SO_ERROR; a lost device stays an error. */
-	if (READ_ONCE(rs->sk.sk_err) || READ_ONCE(rs->gone))
+	if (smp_load_acquire(&rs->gone) || READ_ONCE(rs->sk.sk_err))
 		mask |= EPOLLERR;
 	ring = READ_ONCE(rs->ring);
 	if (!ring)

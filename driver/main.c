@@ -239,7 +239,7 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_vectors;
 
 	rtnl_lock();
-	rd = ringcap_register_dev(netdev, RCE_NUM_RXQ);
+	rd = ringcap_register_dev(netdev, RCE_NUM_RXQ, NULL);
 	if (!IS_ERR(rd))
 		rcu_assign_pointer(ad->rd, rd);
 	rtnl_unlock();

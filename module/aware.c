@@ -17,6 +17,7 @@
  * ringcap_register_dev - declare a net_device as ringcap-aware
  * @dev: a registered net_device
  * @nr_rxq: how many RX queues the driver will report frames from
+ * @zc_ops: the driver's zero-copy receive, or NULL (<ringcap/driver.h>)
  *
  * Caller holds rtnl_lock. Sockets already bound to @dev start being fed
  * through ringcap_rx() from now on.
@@ -25,7 +26,8 @@
  * -EEXIST if @dev is registered already, -ENOMEM.
  */
 struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
-					 unsigned int nr_rxq)
+					 unsigned int nr_rxq,
+					 const struct ringcap_zc_ops *zc_ops)
 {
 	struct ringcap_dev *rd;
 
@@ -38,12 +40,18 @@ struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 	if (rd->nr_rxq)
 		return ERR_PTR(-EEXIST);
 	rd->nr_rxq = nr_rxq;
-	if (ringcap_dev_open_all(rd)) {
-		rd->nr_rxq = 0;
-		ringcap_dev_put(rd);
-		return ERR_PTR(-ENOMEM);
-	}
+	if (ringcap_zc_register(rd, zc_ops))
+		goto err_nomem;
+	if (ringcap_dev_open_all(rd))
+		goto err_zc;
 	return rd;
+
+err_zc:
+	ringcap_zc_unregister(rd);
+err_nomem:
+	rd->nr_rxq = 0;
+	ringcap_dev_put(rd);
+	return ERR_PTR(-ENOMEM);
 }
 EXPORT_SYMBOL_GPL(ringcap_register_dev);
 
@@ -53,13 +61,15 @@ EXPORT_SYMBOL_GPL(ringcap_register_dev);
  *
  * Caller holds rtnl_lock and starts no ringcap_rx() call with @rd once
  * this returns; calls already running may finish meanwhile. Bound sockets
- * stay bound and fall back to the standard path (mode 0);
+ * stay bound and fall back to the standard path (mode 0); zero-copy
+ * sockets report ENODEV (zerocopy.c);
  * skbs the driver already marked with ringcap_rx_skb() still reach each
  * socket once.
  */
 void ringcap_unregister_dev(struct ringcap_dev *rd)
 {
 	ASSERT_RTNL();
+	ringcap_zc_unregister(rd);
 	ringcap_dev_close_all(rd);
 	rd->nr_rxq = 0;
 	/*

@@ -125,7 +125,7 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	rs->queue = addr->rc_queue;
 	rs->nic_missed_last = ringcap_dev_missed(dev);
 	rs->nic_dropped = 0;
-	err = ringcap_dev_bind(rs);
+	err = rs->zerocopy ? ringcap_zc_bind(rs) : ringcap_dev_bind(rs);
 	if (err)
 		goto err_unhold;
 	goto out_unlock;
@@ -153,12 +153,35 @@ void ringcap_unbind(struct ringcap_sock *rs)
 	ASSERT_RTNL();
 	if (!dev)
 		return;
-	ringcap_dev_unbind(rs);
+	if (rs->zc)
+		ringcap_zc_unbind(rs);
+	else
+		ringcap_dev_unbind(rs);
 	ringcap_sock_fold_missed(rs);
 	if (rs->promisc)
 		dev_set_promiscuity(dev, -1);
 	rs->dev = NULL;
 	dev_put(dev);
+}
+
+/*
+ * The socket's device, or its zero-copy queue, went away: POLLERR, and
+ * ENODEV in SO_ERROR from now on. Under rtnl, with a ring.
+ */
+void ringcap_sock_lost(struct ringcap_sock *rs)
+{
+	/*
+	 * The error before the flag: a reader whose poll() sees gone must
+	 * find ENODEV in SO_ERROR, not 0 (poll reads the flag with acquire).
+	 */
+	WRITE_ONCE(rs->sk.sk_err, ENODEV);
+	smp_store_release(&rs->gone, true);
+
+	/* Let the reader drain what it has, then see the error. */
+	spin_lock_bh(&rs->prod_lock);
+	ringcap_wakeup_flush(rs);
+	spin_unlock_bh(&rs->prod_lock);
+	sk_error_report(&rs->sk);
 }
 
 static int ringcap_netdev_event(struct notifier_block *nb,
@@ -180,20 +203,8 @@ static int ringcap_netdev_event(struct notifier_block *nb,
 		}
 		mutex_lock(&rs->lock);
 		ringcap_unbind(rs);
-		/*
-		 * The error before the flag: a reader whose poll() sees gone
-		 * must find ENODEV in SO_ERROR, not 0 (poll reads the flag
-		 * with acquire).
-		 */
-		WRITE_ONCE(rs->sk.sk_err, ENODEV);
-		smp_store_release(&rs->gone, true);
 		mutex_unlock(&rs->lock);
-
-		/* Let the reader drain what it has, then see the error. */
-		spin_lock_bh(&rs->prod_lock);
-		ringcap_wakeup_flush(rs);
-		spin_unlock_bh(&rs->prod_lock);
-		sk_error_report(&rs->sk);
+		ringcap_sock_lost(rs);
 	}
 	mutex_unlock(&ringcap_socks_lock);
 	return NOTIFY_DONE;

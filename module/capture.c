@@ -104,7 +104,8 @@ static void ringcap_fill(struct ringcap_rec *rec, const struct ringcap_frame *f,
 			 u32 rec_len, u32 caplen)
 {
 	rec->rec_len = rec_len;
-	rec->flags = f->flags | (caplen < f->len ? RINGCAP_REC_TRUNC : 0);
+	rec->flags = f->flags | (caplen < f->len ? RINGCAP_REC_TRUNC : 0) |
+		     (f->zc ? RINGCAP_REC_ZC : 0);
 	rec->queue = f->queue;
 	rec->caplen = caplen;
 	rec->wire_len = f->len;
@@ -113,7 +114,9 @@ static void ringcap_fill(struct ringcap_rec *rec, const struct ringcap_frame *f,
 	rec->rss_hash = f->rss_hash;
 	rec->vlan_tci = f->vlan_tci;
 	rec->vlan_proto = (__force u16)f->vlan_proto;
-	rec->__reserved = 0;
+	rec->zc_offset = f->zc_offset;
+	if (f->zc)
+		return;		/* the frame stays in the reader's buffer */
 	if (f->skb)
 		skb_copy_bits(f->skb, 0, rec + 1, caplen);
 	else
@@ -126,8 +129,11 @@ static void ringcap_fill(struct ringcap_rec *rec, const struct ringcap_frame *f,
  * @f: the frame
  *
  * Runs in softirq context or with BH disabled, under RCU.
+ *
+ * Return: whether the frame is in the ring (for a zero-copy frame: its
+ * buffer is the reader's now).
  */
-void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
+bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 {
 	struct ringcap_ring *ring = READ_ONCE(rs->ring);
 	u32 caplen = min(f->len, READ_ONCE(rs->snaplen));
@@ -145,12 +151,12 @@ void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 		spin_unlock(&rs->prod_lock);
 		trace_ringcap_drop(f->ifindex, f->queue, ino,
 				   RINGCAP_DROP_FILTER);
-		return;
+		return false;
 	}
 	caplen = min(caplen, res);
 
 	spin_lock(&rs->prod_lock);
-	rec = ringcap_ring_reserve(ring, caplen, &rec_len, &bad);
+	rec = ringcap_ring_reserve(ring, f->zc ? 0 : caplen, &rec_len, &bad);
 	if (!rec) {
 		rs->st.dropped++;
 		if (bad)
@@ -162,7 +168,7 @@ void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 		trace_ringcap_drop(f->ifindex, f->queue, ino,
 				   bad ? RINGCAP_DROP_BAD_CONSUMER :
 					 RINGCAP_DROP_RING_FULL);
-		return;
+		return false;
 	}
 	ringcap_fill(rec, f, rec_len, caplen);
 	ringcap_ring_commit(ring, rec_len);
@@ -171,6 +177,7 @@ void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 	ringcap_wakeup_frame(rs);
 	spin_unlock(&rs->prod_lock);
 	trace_ringcap_deliver(f->ifindex, f->queue, ino, caplen, f->len);
+	return true;
 }
 
 /*

@@ -240,6 +240,9 @@ int ringcap_dev_bind(struct ringcap_sock *rs)
 	rd = ringcap_dev_get(rs->dev);
 	if (!rd)
 		return -ENOMEM;
+	err = -EBUSY;
+	if (ringcap_zc_queue_taken(rd, rs->queue))
+		goto err_put;
 	err = ringcap_cluster_check(rd, rs);
 	if (err)
 		goto err_put;

@@ -79,6 +79,8 @@ struct ringcap_sock {
 	u32 timeout_us;
 	u32 ring_size;
 	bool promisc;
+	bool zerocopy;			/* RINGCAP_ZEROCOPY, set before bind */
+	struct ringcap_zc *zc;		/* zero-copy binding, under rtnl and lock */
 
 	/* producer side, under prod_lock */
 	spinlock_t prod_lock;
@@ -114,6 +116,8 @@ struct ringcap_frame {
 	u32 flow_hash;			/* cluster.c, once flow_hashed */
 	bool flow_hashed;
 	bool flow_ip;			/* flow_hash covers addresses */
+	bool zc;			/* zero-copy: data is in a mapped buffer */
+	u32 zc_offset;			/* zero-copy: its offset in the mapping */
 };
 
 /*
@@ -152,6 +156,9 @@ struct ringcap_dev {
 	int xdp_target;			/* ifindex of the redirect target */
 	bool xdp_native;		/* the driver has native XDP */
 	int xdp_error;			/* the reader's failed attach, errno */
+	/* zero-copy (zerocopy.c), under rtnl */
+	const struct ringcap_zc_ops *zc_ops;	/* aware drivers that offer it */
+	struct ringcap_zc **zc;		/* per RX queue, while registered */
 };
 
 /* ring.c */
@@ -169,7 +176,7 @@ void ringcap_capture_exit(void);
 struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f);
 void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len);
 void ringcap_frame_untag(struct ringcap_frame *f);
-void ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
+bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
 int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev);
 
@@ -191,6 +198,17 @@ int ringcap_dev_open_all(struct ringcap_dev *rd);
 void ringcap_dev_close_all(struct ringcap_dev *rd);
 bool ringcap_set_deliver(struct ringcap_dev_set *set, struct ringcap_frame *f,
 			 const u32 *skip);
+
+/* zerocopy.c */
+int ringcap_zc_bind(struct ringcap_sock *rs);
+void ringcap_zc_unbind(struct ringcap_sock *rs);
+bool ringcap_zc_queue_taken(struct ringcap_dev *rd, u16 queue);
+int ringcap_zc_register(struct ringcap_dev *rd,
+			const struct ringcap_zc_ops *ops);
+void ringcap_zc_unregister(struct ringcap_dev *rd);
+int ringcap_zc_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma);
+void ringcap_zc_poll(struct ringcap_sock *rs);
+void ringcap_sock_lost(struct ringcap_sock *rs);
 
 /* xdp.c */
 int ringcap_xdp_set_link(struct ringcap_sock *rs,

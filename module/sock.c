@@ -61,6 +61,8 @@ static int ringcap_mmap(struct file *file, struct socket *sock,
 	struct ringcap_sock *rs = ringcap_sk(sock->sk);
 	struct ringcap_ring *ring;
 
+	if (vma->vm_pgoff == RINGCAP_ZC_MMAP_OFFSET >> PAGE_SHIFT)
+		return ringcap_zc_mmap(rs, vma);
 	ring = ringcap_sock_ring(rs);
 	if (IS_ERR(ring))
 		return PTR_ERR(ring);
@@ -85,6 +87,8 @@ static __poll_t ringcap_poll(struct file *file, struct socket *sock,
 		mask |= EPOLLERR;
 	else if (ringcap_readable(rs, ring))
 		mask |= EPOLLIN | EPOLLRDNORM;
+	else
+		ringcap_zc_poll(rs);
 	return mask;
 }
 

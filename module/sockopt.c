@@ -93,8 +93,9 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 	if (optname == RINGCAP_XDP_LINK)
 		return ringcap_set_xdp_link(rs, optval, optlen);
 	if (optlen != sizeof(val))
-		return optname >= RINGCAP_RING_SIZE &&
-		       optname <= RINGCAP_PROMISC ? -EINVAL : -ENOPROTOOPT;
+		return (optname >= RINGCAP_RING_SIZE &&
+			optname <= RINGCAP_PROMISC) ||
+		       optname == RINGCAP_ZEROCOPY ? -EINVAL : -ENOPROTOOPT;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
 		return -EFAULT;
 
@@ -125,6 +126,14 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 			err = -EBUSY;
 		else
 			rs->promisc = val;
+		break;
+	case RINGCAP_ZEROCOPY:
+		if (val > 1)
+			err = -EINVAL;
+		else if (rs->dev || rs->gone)
+			err = -EBUSY;
+		else
+			rs->zerocopy = val;
 		break;
 	default:
 		err = -ENOPROTOOPT;
@@ -177,6 +186,9 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		break;
 	case RINGCAP_PROMISC:
 		val = rs->promisc;
+		break;
+	case RINGCAP_ZEROCOPY:
+		val = rs->zerocopy;
 		break;
 	case RINGCAP_ABI:
 		val = RINGCAP_ABI_VERSION;

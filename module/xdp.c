@@ -361,6 +361,10 @@ void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
 	int mode = ringcap_mode();
 
 	memset(p, 0, sizeof(*p));
+	if (READ_ONCE(rs->zc)) {
+		p->path = RINGCAP_PATH_ZEROCOPY;
+		return;
+	}
 	if (!rd)
 		return;
 	p->path = RINGCAP_PATH_HOOK;
@@ -401,6 +405,8 @@ const char *ringcap_path_name(const struct ringcap_path *p)
 		return "aware";
 	case RINGCAP_PATH_XDP:
 		return "xdp";
+	case RINGCAP_PATH_ZEROCOPY:
+		return "zerocopy";
 	}
 	return "-";
 }

@@ -284,7 +284,7 @@ int rc_drain_max(struct rc_ring *r, struct rc_cap *c, unsigned int max)
 		    rec->caplen > rec->wire_len ||
 		    rec->caplen > r->hdr->snaplen ||
 		    !!(rec->flags & RINGCAP_REC_TRUNC) !=
-		    (rec->caplen < rec->wire_len) || rec->__reserved) {
+		    (rec->caplen < rec->wire_len) || rec->zc_offset) {
 			snprintf(why, sizeof(why),
 				 "record at off %u: rec_len %u caplen %u wire_len %u flags 0x%x snaplen %u",
 				 off, rec->rec_len, rec->caplen, rec->wire_len,

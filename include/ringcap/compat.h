@@ -25,8 +25,10 @@
 /* 6.3 made vma->vm_flags read-only behind vm_flags_set(). */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
 #define ringcap_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#define ringcap_vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
 #else
 #define ringcap_vm_flags_set vm_flags_set
+#define ringcap_vm_flags_clear vm_flags_clear
 #endif
 
 /* 6.8 renamed PCI_IRQ_LEGACY to PCI_IRQ_INTX; 6.1 has only the old name. */

@@ -25,8 +25,44 @@ struct ringcap_rx_meta {
 	u8	has_hash:1;
 };
 
+/*
+ * Zero-copy receive (module/zerocopy.c): a socket takes one RX queue
+ * over and reads the frames in the driver's own buffers, mapped into its
+ * process. The driver offers it by passing ops to ringcap_register_dev().
+ *
+ * zc_start (RTNL held): hand queue @q to @zc. The driver first describes
+ * its buffers with ringcap_zc_set_bufs() (and fails with what that
+ * returns), then, once no earlier frame of the queue is in flight, sends
+ * every frame of the queue to ringcap_zc_rx() and re-arms a buffer only
+ * when ringcap_zc_reclaim() says the reader released it. -ENETDOWN while
+ * the device is down, -EBUSY if the queue is taken.
+ * zc_stop (RTNL held): the reader is gone; return every buffer to the NIC
+ * and the queue to the stack. Not called after ringcap_zc_gone().
+ *
+ * The driver calls ringcap_zc_gone() when the queue's buffers go away
+ * (device down, removal) after the NIC stopped writing them and before
+ * it frees them: the module keeps the pages until the reader lets them
+ * go, the socket reports ENODEV, and the driver never hears of @zc again.
+ */
+struct ringcap_zc;
+
+struct ringcap_zc_ops {
+	int (*zc_start)(struct net_device *dev, unsigned int q,
+			struct ringcap_zc *zc);
+	void (*zc_stop)(struct net_device *dev, unsigned int q);
+};
+
+struct ringcap_zc_bufs {
+	struct page **pages;	/* order-0 pages, buffers in order */
+	unsigned int nr_pages;
+	unsigned int buf_size;	/* divides PAGE_SIZE */
+	unsigned int nr_bufs;	/* nr_pages * PAGE_SIZE / buf_size */
+	struct task_struct *kick;	/* woken by a reader with nothing to read */
+};
+
 struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
-					 unsigned int nr_rxq);
+					 unsigned int nr_rxq,
+					 const struct ringcap_zc_ops *zc_ops);
 void ringcap_unregister_dev(struct ringcap_dev *rd);
 /*
  * What ringcap_rx() did with a frame; the driver acts on RINGCAP_RX_STACK
@@ -44,5 +80,14 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 			const void *data, unsigned int len,
 			const struct ringcap_rx_meta *meta);
 void ringcap_rx_skb(struct sk_buff *skb, unsigned int where);
+
+/* Zero-copy queues, from the queue's own context (one at a time). */
+int ringcap_zc_set_bufs(struct ringcap_zc *zc, const struct ringcap_zc_bufs *b);
+bool ringcap_zc_rx(struct ringcap_zc *zc, unsigned int buf, unsigned int len,
+		   const struct ringcap_rx_meta *meta);
+int ringcap_zc_reclaim(struct ringcap_zc *zc);
+bool ringcap_zc_reader_waits(struct ringcap_zc *zc);
+bool ringcap_zc_dead(const struct ringcap_zc *zc);
+void ringcap_zc_gone(struct ringcap_zc *zc);
 
 #endif /* _RINGCAP_DRIVER_H */

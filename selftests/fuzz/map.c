@@ -389,7 +389,7 @@ static bool check_rec(struct fz_worker *w, struct fz_sock *s,
 		      rec->caplen <= rec->wire_len &&
 		      rec->caplen <= s->max_snaplen &&
 		      !!(rec->flags & RINGCAP_REC_TRUNC) ==
-		      (rec->caplen < rec->wire_len) && !rec->__reserved,
+		      (rec->caplen < rec->wire_len) && !rec->zc_offset,
 		      "record at offset %u: rec_len %u caplen %u wire_len %u flags 0x%x (snaplen at most %u)",
 		      off, rec->rec_len, rec->caplen, rec->wire_len,
 		      rec->flags, s->max_snaplen))

@@ -195,7 +195,7 @@ static int rcsim_set_aware(struct rcsim *sim, bool on)
 		return restart_syscall();
 	}
 	if (on && !sim->rd) {
-		rd = ringcap_register_dev(sim->dev, RCSIM_RXQ);
+		rd = ringcap_register_dev(sim->dev, RCSIM_RXQ, NULL);
 		if (IS_ERR(rd))
 			err = PTR_ERR(rd);
 		else
@@ -306,7 +306,7 @@ static int rcsim_newlink(struct net *src_net, struct net_device *dev,
 	err = register_netdevice(dev);
 	if (err)
 		return err;
-	sim->rd = ringcap_register_dev(dev, RCSIM_RXQ);
+	sim->rd = ringcap_register_dev(dev, RCSIM_RXQ, NULL);
 	if (IS_ERR(sim->rd)) {
 		err = PTR_ERR(sim->rd);
 		goto err_unregister;

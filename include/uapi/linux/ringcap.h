@@ -71,6 +71,7 @@ struct sockaddr_ringcap {
 #define RINGCAP_WATERMARK	3	/* N: signal after N frames, 1..RINGCAP_WATERMARK_MAX */
 #define RINGCAP_TIMEOUT_US	4	/* m: signal m us after the first unsignalled frame, 0: never */
 #define RINGCAP_PROMISC		5	/* 0 or 1 (default 1), set before bind (else EBUSY) */
+#define RINGCAP_ZEROCOPY	8	/* 0 or 1 (default 0), set before bind (else EBUSY); see below */
 /* struct-sized */
 #define RINGCAP_CLUSTER		6	/* struct ringcap_cluster, set before bind (else EBUSY) */
 #define RINGCAP_XDP_LINK	7	/* struct ringcap_xdp_link, write-only, after bind */
@@ -164,7 +165,7 @@ struct ringcap_cluster {
  * that cannot happen, the device keeps the mode 0 hook and `why` says why.
  *
  *   path  RINGCAP_PATH_UNBOUND, _HOOK (the standard mode 0 hook), _AWARE
- *         (an aware driver, modes 1 and 2), _XDP
+ *         (an aware driver, modes 1 and 2), _XDP, _ZEROCOPY (any mode)
  *   why   with _HOOK in mode 2: RINGCAP_XDP_NO_NATIVE (the driver has no
  *         native XDP), _NO_PROGRAM (no program handed over yet: a raw
  *         socket user, or one bound before mode 2), _REFUSED (attaching
@@ -182,6 +183,7 @@ struct ringcap_cluster {
 #define RINGCAP_PATH_HOOK	1
 #define RINGCAP_PATH_AWARE	2
 #define RINGCAP_PATH_XDP	3
+#define RINGCAP_PATH_ZEROCOPY	4	/* RINGCAP_ZEROCOPY: the queue's own buffers */
 
 #define RINGCAP_XDP_NONE	0
 #define RINGCAP_XDP_NO_NATIVE	1
@@ -218,6 +220,43 @@ struct ringcap_xdp_meta {
 	__u32	queue;		/* its RX queue */
 };
 
+/*
+ * Zero-copy receive (RINGCAP_ZEROCOPY = 1 before bind). The socket binds
+ * to one RX queue (not RINGCAP_QUEUE_ANY: EINVAL) of a device whose driver
+ * offers it (ringcap_e1000e; EOPNOTSUPP elsewhere, ENETDOWN while the
+ * device is down) and takes that queue over: its frames go to this socket
+ * only, whatever transparent_mode says, and not to the stack. One such
+ * socket per queue: a second one, or a copy-mode socket bound to that
+ * queue, gets EBUSY at bind, as does a zero-copy bind to a queue a
+ * copy-mode socket is bound to. Copy-mode sockets bound to all queues of
+ * the device do not see that queue's frames. No clusters (EINVAL).
+ *
+ * The NIC's receive buffers are mapped read-only, apart from the ring:
+ *
+ *   mmap(NULL, hdr->zc_mmap_size, PROT_READ, MAP_SHARED, fd,
+ *        hdr->zc_mmap_offset)
+ *
+ * (PROT_WRITE is EACCES; a write to the mapping is SIGSEGV). Buffer b is
+ * hdr->zc_buf_size bytes at b * zc_buf_size; there are zc_nr_bufs.
+ * The ring carries records as in copy mode, each with RINGCAP_REC_ZC set,
+ * rec_len = sizeof(struct ringcap_rec) and no frame bytes after it: the
+ * frame is at zc_offset in the buffer mapping (caplen bytes of it are
+ * valid). A VLAN tag the NIC did not strip stays in the frame.
+ *
+ * The buffer of a record belongs to the reader until consumer passes the
+ * record; the driver gives it back to the NIC only then. A reader that
+ * keeps every buffer makes the NIC drop (its RXO/missed counters), never
+ * the kernel wait. While frames are pending, the queue's interrupt stays
+ * masked; poll() with nothing to read lets the driver fetch what the NIC
+ * holds and unmask it (the N-or-m wake-up policy applies as in copy
+ * mode). So a reader that does not poll() when it finds the ring empty
+ * receives nothing more. When the socket is closed (or its process ends)
+ * every buffer goes back to the driver and the queue to the stack. When
+ * the device goes down or away the socket reports POLLERR and ENODEV; the
+ * pages stay the process's until it unmaps them and are not reused.
+ */
+#define RINGCAP_ZC_MMAP_OFFSET	0x80000000ULL
+
 struct ringcap_ring_info {
 	__u64	mmap_size;
 	__u32	data_offset;
@@ -244,7 +283,13 @@ struct ringcap_ring_hdr {
 	__u32	data_offset;
 	__u32	data_size;
 	__u32	snaplen;
-	__u32	__pad0[27];
+	/* zero-copy sockets only, else 0 */
+	__u32	zc_buf_size;
+	__u32	zc_nr_bufs;
+	__u32	__pad0a;
+	__u64	zc_mmap_offset;
+	__u64	zc_mmap_size;
+	__u32	__pad0[20];
 	/* 128: kernel-written line: position and a mirror of the counters */
 	__u64	producer;
 	__u64	received;
@@ -264,6 +309,7 @@ struct ringcap_ring_hdr {
 #define RINGCAP_REC_VLAN	0x0002	/* vlan_tci/vlan_proto hold a stripped tag */
 #define RINGCAP_REC_HASH	0x0004	/* rss_hash is valid */
 #define RINGCAP_REC_TRUNC	0x0008	/* caplen < wire_len */
+#define RINGCAP_REC_ZC		0x0010	/* the frame is at zc_offset in the buffers */
 
 struct ringcap_rec {
 	__u32	rec_len;	/* bytes from this record to the next */
@@ -276,7 +322,7 @@ struct ringcap_rec {
 	__u32	rss_hash;
 	__u16	vlan_tci;	/* host order */
 	__u16	vlan_proto;	/* network order, e.g. htons(ETH_P_8021Q) */
-	__u32	__reserved;
+	__u32	zc_offset;	/* RINGCAP_REC_ZC: offset in the buffer mapping, else 0 */
 };
 
 /*

@@ -50,6 +50,8 @@ static const struct rce_stat rce_rxq_stats[] = {
 	RCE_RXQ("wakeups", wakeups),
 	RCE_RXQ("batches", batches),
 	RCE_RXQ("buf_allocs", buf_allocs),
+	RCE_RXQ("zc_masked", zc_masked),
+	RCE_RXQ("zc_rearmed", zc_rearmed),
 	RCE_RXQ("vlan_stripped", vlan_stripped),
 	RCE_RXQ("skb_failed", dropped),
 };

@@ -150,6 +150,7 @@ static struct rce_adapter *rce_sw_init(struct pci_dev *pdev)
 		ad->rx[q].ad = ad;
 		ad->rx[q].q = q;
 		u64_stats_init(&ad->rx[q].stats.syncp);
+		init_completion(&ad->rx[q].zc_switched);
 	}
 	u64_stats_init(&ad->tx.stats.syncp);
 	spin_lock_init(&ad->stats_lock);
@@ -239,7 +240,7 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_vectors;
 
 	rtnl_lock();
-	rd = ringcap_register_dev(netdev, RCE_NUM_RXQ, NULL);
+	rd = ringcap_register_dev(netdev, RCE_NUM_RXQ, &rce_zc_ops);
 	if (!IS_ERR(rd))
 		rcu_assign_pointer(ad->rd, rd);
 	rtnl_unlock();

@@ -82,8 +82,10 @@ void rce_down(struct rce_adapter *ad)
 	rce_hw_stats_update(ad);
 	rce_hw_reset(ad);
 	rce_irq_release(ad);
-	for (q = RCE_NUM_RXQ - 1; q >= 0; q--)
+	for (q = RCE_NUM_RXQ - 1; q >= 0; q--) {
+		rce_zc_down(&ad->rx[q]);
 		rce_rx_free(&ad->rx[q]);
+	}
 	rce_tx_free(ad);
 }
 

@@ -13,6 +13,7 @@
 #define _RCE_H
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/io.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
@@ -63,6 +64,8 @@ struct rce_rx_stats {
 	u64_stats_t	buf_allocs;
 	u64_stats_t	vlan_stripped;	/* tags the NIC took out (VP) */
 	u64_stats_t	dropped;	/* no skb for the stack */
+	u64_stats_t	zc_masked;	/* idle with the IRQ masked: reader busy */
+	u64_stats_t	zc_rearmed;	/* buffers a zero-copy reader gave back */
 	struct u64_stats_sync syncp;
 };
 
@@ -75,6 +78,14 @@ struct rce_rx_ring {
 	unsigned int		next;		/* next descriptor to look at */
 	bool			discard;	/* inside a frame that overflowed */
 	struct rce_rx_buf	*bufs;
+	struct page		**pages;	/* the buffers, two per page */
+	dma_addr_t		*page_dma;
+	unsigned int		nr_pages;
+	/* Zero-copy (zc.c): the thread's, switched on its side. */
+	struct ringcap_zc	*zc;		/* a reader has the queue */
+	struct ringcap_zc	*zc_next;	/* what RTNL asked for */
+	unsigned int		zc_clean;	/* first descriptor not re-armed */
+	struct completion	zc_switched;
 	struct task_struct	*thread;
 	u32			irq_bit;	/* IMS/IMC bit of this queue */
 	unsigned long		irq_held;	/* bit 0: masked for the thread */
@@ -205,10 +216,18 @@ int rce_tx_poll(struct napi_struct *napi, int budget);
 
 /* rx.c */
 int rce_rx_setup(struct rce_rx_ring *rx);
+void rce_rx_desc_arm(struct rce_rx_ring *rx, unsigned int i);
 void rce_rx_configure(struct rce_adapter *ad);
 void rce_rx_free(struct rce_rx_ring *rx);
 unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget);
 bool rce_rx_pending(struct rce_rx_ring *rx);
+
+/* zc.c */
+extern const struct ringcap_zc_ops rce_zc_ops;
+void rce_zc_apply(struct rce_rx_ring *rx);
+unsigned int rce_zc_rearm(struct rce_rx_ring *rx);
+bool rce_zc_want_irq(struct rce_rx_ring *rx);
+void rce_zc_down(struct rce_rx_ring *rx);
 
 /* rxthread.c */
 int rce_rx_threads_start(struct rce_adapter *ad);

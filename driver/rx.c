@@ -4,10 +4,13 @@
  * allocated and DMA-mapped once, when the interface comes up, and handed
  * back to the NIC in place after every frame. Receiving allocates nothing
  * but the skbs of frames that go to the stack (rx<q>_buf_allocs only moves
- * at interface up and ring resize).
+ * at interface up and ring resize). The buffers are whole pages, two to a
+ * page, so that a zero-copy reader can map them (zc.c).
  *
  * Each frame is offered to ringcap while it is still in the DMA buffer;
  * ringcap says whether the stack must have it too (transparent modes).
+ * On a zero-copy queue it goes to the reader instead, and its buffer is
+ * re-armed only once the reader has released it.
  */
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
@@ -15,7 +18,9 @@
 #include "rce.h"
 #include "trace.h"
 
-static void rce_rx_desc_arm(struct rce_rx_ring *rx, unsigned int i)
+#define RCE_RX_BUFS_PER_PAGE	(PAGE_SIZE / RCE_RX_BUF_LEN)
+
+void rce_rx_desc_arm(struct rce_rx_ring *rx, unsigned int i)
 {
 	rx->desc[i].read.addr = cpu_to_le64(rx->bufs[i].dma);
 	/* Also clears the DD bit the write-back put in this word. */
@@ -31,32 +36,45 @@ static void rce_rx_desc_arm(struct rce_rx_ring *rx, unsigned int i)
 int rce_rx_setup(struct rce_rx_ring *rx)
 {
 	struct device *dev = &rx->ad->pdev->dev;
-	unsigned int i;
+	unsigned int i, p;
 
+	BUILD_BUG_ON(RCE_RING_ALIGN % RCE_RX_BUFS_PER_PAGE);
 	rx->count = rx->ad->rx_count;
 	rx->next = 0;
 	rx->discard = false;
+	rx->nr_pages = rx->count / RCE_RX_BUFS_PER_PAGE;
 	rx->bufs = kcalloc(rx->count, sizeof(*rx->bufs), GFP_KERNEL);
-	if (!rx->bufs)
-		return -ENOMEM;
+	rx->pages = kcalloc(rx->nr_pages, sizeof(*rx->pages), GFP_KERNEL);
+	rx->page_dma = kcalloc(rx->nr_pages, sizeof(*rx->page_dma), GFP_KERNEL);
+	if (!rx->bufs || !rx->pages || !rx->page_dma)
+		goto err;
 	rx->desc = dma_alloc_coherent(dev, rx->count * sizeof(*rx->desc),
 				      &rx->desc_dma, GFP_KERNEL);
 	if (!rx->desc)
 		goto err;
 
-	for (i = 0; i < rx->count; i++) {
-		struct rce_rx_buf *b = &rx->bufs[i];
+	/* Zeroed: a reader that maps them sees no earlier kernel data. */
+	for (p = 0; p < rx->nr_pages; p++) {
+		struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		dma_addr_t dma;
 
-		b->data = kmalloc(RCE_RX_BUF_LEN, GFP_KERNEL);
-		if (!b->data)
+		if (!page)
 			goto err;
-		b->dma = dma_map_single(dev, b->data, RCE_RX_BUF_LEN,
-					DMA_FROM_DEVICE);
-		if (dma_mapping_error(dev, b->dma)) {
-			kfree(b->data);
-			b->data = NULL;
+		dma = dma_map_page(dev, page, 0, PAGE_SIZE, DMA_FROM_DEVICE);
+		if (dma_mapping_error(dev, dma)) {
+			__free_page(page);
 			goto err;
 		}
+		rx->pages[p] = page;
+		rx->page_dma[p] = dma;
+	}
+	for (i = 0; i < rx->count; i++) {
+		struct rce_rx_buf *b = &rx->bufs[i];
+		unsigned int off = i % RCE_RX_BUFS_PER_PAGE * RCE_RX_BUF_LEN;
+
+		p = i / RCE_RX_BUFS_PER_PAGE;
+		b->data = page_address(rx->pages[p]) + off;
+		b->dma = rx->page_dma[p] + off;
 		rce_rx_desc_arm(rx, i);
 	}
 	u64_stats_update_begin(&rx->stats.syncp);
@@ -69,20 +87,22 @@ err:
 	return -ENOMEM;
 }
 
+/* A zero-copy reader's mapping keeps its own references to the pages. */
 void rce_rx_free(struct rce_rx_ring *rx)
 {
 	struct device *dev = &rx->ad->pdev->dev;
-	unsigned int i;
+	unsigned int p;
 
-	for (i = 0; rx->bufs && i < rx->count; i++) {
-		struct rce_rx_buf *b = &rx->bufs[i];
-
-		if (!b->data)
-			break;
-		dma_unmap_single(dev, b->dma, RCE_RX_BUF_LEN, DMA_FROM_DEVICE);
-		kfree(b->data);
+	for (p = 0; rx->pages && p < rx->nr_pages && rx->pages[p]; p++) {
+		dma_unmap_page(dev, rx->page_dma[p], PAGE_SIZE,
+			       DMA_FROM_DEVICE);
+		put_page(rx->pages[p]);
 	}
+	kfree(rx->pages);
+	kfree(rx->page_dma);
 	kfree(rx->bufs);
+	rx->pages = NULL;
+	rx->page_dma = NULL;
 	rx->bufs = NULL;
 	if (rx->desc)
 		dma_free_coherent(dev, rx->count * sizeof(*rx->desc), rx->desc,
@@ -154,6 +174,21 @@ static enum pkt_hash_types rce_rss_type(u32 mrq)
 	}
 }
 
+/* What the write-back says about a frame besides its length. */
+static enum pkt_hash_types rce_rx_meta(const union rce_rx_desc *d, u32 st,
+				       struct ringcap_rx_meta *meta)
+{
+	enum pkt_hash_types htype = rce_rss_type(le32_to_cpu(d->wb.mrq));
+
+	*meta = (struct ringcap_rx_meta) {
+		.rss_hash = le32_to_cpu(d->wb.rss_hash),
+		.has_hash = htype != PKT_HASH_TYPE_NONE,
+		.vlan_tci = le16_to_cpu(d->wb.vlan),
+		.has_vlan = !!(st & RCE_RXD_STAT_VP),
+	};
+	return htype;
+}
+
 /*
  * One good frame: to the rings and/or to a fresh skb on @list. A tag the
  * NIC stripped (VP) goes with it: to the rings in the record, to the
@@ -164,14 +199,8 @@ static void rce_rx_frame(struct rce_rx_ring *rx, struct ringcap_dev *rd,
 			 unsigned int len, struct list_head *list,
 			 struct rce_rx_tally *t)
 {
-	u32 mrq = le32_to_cpu(d->wb.mrq);
-	enum pkt_hash_types htype = rce_rss_type(mrq);
-	struct ringcap_rx_meta meta = {
-		.rss_hash = le32_to_cpu(d->wb.rss_hash),
-		.has_hash = htype != PKT_HASH_TYPE_NONE,
-		.vlan_tci = le16_to_cpu(d->wb.vlan),
-		.has_vlan = !!(st & RCE_RXD_STAT_VP),
-	};
+	struct ringcap_rx_meta meta;
+	enum pkt_hash_types htype = rce_rx_meta(d, st, &meta);
 	unsigned int where = RINGCAP_RX_STACK;
 	struct sk_buff *skb;
 
@@ -201,6 +230,19 @@ static void rce_rx_frame(struct rce_rx_ring *rx, struct ringcap_dev *rd,
 	t->to_stack++;
 }
 
+/* A zero-copy queue's frame: the buffer goes to the reader, if it takes it. */
+static void rce_rx_zc_frame(struct rce_rx_ring *rx, const union rce_rx_desc *d,
+			    u32 st, unsigned int i, unsigned int len,
+			    struct rce_rx_tally *t)
+{
+	struct ringcap_rx_meta meta;
+
+	rce_rx_meta(d, st, &meta);
+	t->vlan_stripped += meta.has_vlan;
+	if (ringcap_zc_rx(rx->zc, i, len, &meta))
+		t->to_ring++;
+}
+
 /**
  * rce_rx_clean - handle up to @budget received descriptors
  * @rx: the ring; called by its thread only
@@ -208,7 +250,9 @@ static void rce_rx_frame(struct rce_rx_ring *rx, struct ringcap_dev *rd,
  *
  * Frames the stack must see are passed up together at the end, with
  * bottom halves off as netif_receive_skb_list() expects. The tail
- * register is written once per call.
+ * register is written once per call. A zero-copy queue re-arms only what
+ * its reader released (and what never went to it), and nothing once the
+ * reader's queue is dead.
  *
  * Return: how many descriptors were handled.
  */
@@ -217,11 +261,16 @@ unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget)
 	struct rce_adapter *ad = rx->ad;
 	struct device *dev = &ad->pdev->dev;
 	struct rce_rx_tally t = { };
-	unsigned int done = 0, i = rx->next;
+	unsigned int done = 0, rearmed = 0, i = rx->next;
+	struct ringcap_zc *zc = rx->zc;
 	struct ringcap_dev *rd;
 	LIST_HEAD(list);
 
 	rcu_read_lock();
+	if (zc && ringcap_zc_dead(zc)) {
+		rcu_read_unlock();
+		return 0;
+	}
 	rd = rcu_dereference(ad->rd);
 	while (done < budget) {
 		union rce_rx_desc *d = &rx->desc[i];
@@ -249,19 +298,29 @@ unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget)
 		} else {
 			t.packets++;
 			t.bytes += len;
-			rce_rx_frame(rx, rd, d, st, b->data, len, &list, &t);
+			if (zc)
+				rce_rx_zc_frame(rx, d, st, i, len, &t);
+			else
+				rce_rx_frame(rx, rd, d, st, b->data, len,
+					     &list, &t);
 		}
-		dma_sync_single_for_device(dev, b->dma, RCE_RX_BUF_LEN,
-					   DMA_FROM_DEVICE);
-		rce_rx_desc_arm(rx, i);
+		if (!zc) {
+			dma_sync_single_for_device(dev, b->dma, RCE_RX_BUF_LEN,
+						   DMA_FROM_DEVICE);
+			rce_rx_desc_arm(rx, i);
+		}
 		done++;
 		if (++i == rx->count)
 			i = 0;
 	}
-	rcu_read_unlock();
-	if (!done)
-		return 0;
 	rx->next = i;
+	if (zc) {
+		rearmed = rce_zc_rearm(rx);
+		i = rx->zc_clean;
+	}
+	rcu_read_unlock();
+	if (!done && !rearmed)
+		return 0;
 
 	/* The descriptors must be re-armed in memory before the NIC sees RDT. */
 	wmb();

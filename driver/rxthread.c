@@ -8,6 +8,8 @@
  * unmask and the ring looked at once more after it, so a frame that lands
  * in between either raises an interrupt that wakes us or is seen here.
  * Being an ordinary kthread, it can be pinned (rx_cpu) and seen in top.
+ * On a zero-copy queue the unmask waits for a reader asleep in poll(),
+ * whose poll() also wakes the thread (zc.c).
  */
 #include <linux/kthread.h>
 #include <linux/sched.h>
@@ -18,8 +20,10 @@ static int rce_rx_thread(void *data)
 {
 	struct rce_rx_ring *rx = data;
 	unsigned int batch, done;
+	bool arm;
 
 	while (!kthread_should_stop()) {
+		rce_zc_apply(rx);
 		batch = rce_param_rx_batch();
 		done = rce_rx_clean(rx, batch);
 		if (done == batch || rce_param_busy_poll()) {
@@ -34,10 +38,18 @@ static int rce_rx_thread(void *data)
 		 * here after the unmask would hide the very interrupt that
 		 * follows it from rce_rx_irq.
 		 */
-		trace_rce_rx_idle(rx);
+		arm = rce_zc_want_irq(rx);
+		trace_rce_rx_idle(rx, arm);
 		set_current_state(TASK_INTERRUPTIBLE);
-		rce_rx_irq_arm(rx);
-		if (rce_rx_pending(rx) || kthread_should_stop()) {
+		if (arm) {
+			rce_rx_irq_arm(rx);
+		} else {
+			u64_stats_update_begin(&rx->stats.syncp);
+			u64_stats_inc(&rx->stats.zc_masked);
+			u64_stats_update_end(&rx->stats.syncp);
+		}
+		if (rce_rx_pending(rx) || kthread_should_stop() ||
+		    READ_ONCE(rx->zc_next) != rx->zc) {
 			__set_current_state(TASK_RUNNING);
 			continue;
 		}

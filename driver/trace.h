@@ -87,17 +87,20 @@ TRACE_EVENT(rce_rx_batch,
  * sleep (unless a frame lands in between: then it drains again).
  */
 TRACE_EVENT(rce_rx_idle,
-	TP_PROTO(const struct rce_rx_ring *rx),
-	TP_ARGS(rx),
+	TP_PROTO(const struct rce_rx_ring *rx, bool armed),
+	TP_ARGS(rx, armed),
 	TP_STRUCT__entry(
 		__field(int, ifindex)
 		__field(u16, queue)
+		__field(bool, armed)
 	),
 	TP_fast_assign(
 		__entry->ifindex = rx->ad->netdev->ifindex;
 		__entry->queue = rx->q;
+		__entry->armed = armed;
 	),
-	TP_printk("ifindex=%d queue=%u", __entry->ifindex, __entry->queue)
+	TP_printk("ifindex=%d queue=%u armed=%d", __entry->ifindex,
+		  __entry->queue, __entry->armed)
 );
 
 /*

@@ -6,6 +6,8 @@ Python, and checks of pcap files that should hold them.
 As a module: build(seq, ln, queue, run) makes a frame, varied(seq) and
 mixed(seq) are rc_frames.h's length and queue patterns, read(path) reads
 a pcap file (micro- or nanosecond) into (sec, frac, wire_len, bytes).
+build_udp(k, run, dst) makes UDP frame k (below), udp_seq(p) reads its
+(k, run) back or None.
 
 As a command (exit 0 and one "ok: ..." line, or 1 and why):
 
@@ -18,6 +20,21 @@ As a command (exit 0 and one "ok: ..." line, or 1 and why):
   rc_frames.py count FILE           prints the number of frames
   rc_frames.py udp FILE PORT COUNT  exactly COUNT frames, all IPv4 UDP to PORT
   rc_frames.py nano FILE            a nanosecond file with sub-us digits
+  rc_frames.py udp-write FILE COUNT RUN [DSTMAC]
+        writes a pcap (microseconds, Ethernet) of COUNT IPv4/UDP frames for
+        a NIC's RSS to spread: frame k (from 0) is varied(k) bytes, from
+        02:00:00:00:00:01 to DSTMAC (default 52:54:00:12:34:12), from
+        10.1.0.1+k%64 port 10000+k%64 to 10.0.0.2 port 5001, a valid IPv4
+        header checksum, UDP checksum 0, payload "RCAPUDP", k and RUN
+        (">IB"), then byte (k*131 + 7*i + RUN) & 0xff at frame offset i.
+  rc_frames.py udp-split SENT FILE...
+        the captures FILE... together hold every frame of SENT (as written
+        by udp-write) exactly once, byte for byte and wire length, each
+        FILE in SENT's order; frames that are not RCAPUDP frames of SENT's
+        run (ARP, IPv6, another run) are ignored and counted. Prints
+        "ok: N frames byte-exact across K files (per file: a, b, ...;
+        ignored: x)", or on one line what is missing, duplicated,
+        reordered or different (seq, offset).
 """
 import struct
 import sys
@@ -25,6 +42,11 @@ import sys
 ETH_P_TEST = b"\x88\xb5"
 DST = bytes([2, 0, 0, 0, 0, 2])
 SRC = bytes([2, 0, 0, 0, 0, 1])
+
+UDP_DST_MAC = "52:54:00:12:34:12"
+UDP_MAGIC = b"RCAPUDP"
+UDP_FLOWS = 64          # sources, so that RSS spreads the frames
+UDP_HDRS = 42           # Ethernet, IPv4 without options, UDP
 
 
 def varied(seq):
@@ -45,6 +67,53 @@ def build(seq, ln, queue, run):
 
 def is_test(p):
     return len(p) >= 31 and p[12:14] == ETH_P_TEST and p[14:22] == b"RCAPTEST"
+
+
+def ip_csum(hdr):
+    """The IPv4 header checksum (RFC 1071) of hdr, its checksum field 0."""
+    s = sum(struct.unpack(">%dH" % (len(hdr) // 2), hdr))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+_udp_rows = {}
+
+
+def _udp_fill(k, run, start, end):
+    """Bytes start..end-1 of frame k's pattern: (k*131 + 7*i + run) & 0xff.
+    The same for every k with one base, so one row per base is built once
+    (writing 100000 frames byte by byte would take seconds)."""
+    base = (k * 131 + run) & 0xFF
+    row = _udp_rows.get(base)
+    if row is None:
+        row = _udp_rows[base] = bytes((base + 7 * i) & 0xFF
+                                      for i in range(1514))
+    return row[start:end]
+
+
+def build_udp(k, run, dst=bytes.fromhex(UDP_DST_MAC.replace(":", ""))):
+    ln, flow = varied(k), k % UDP_FLOWS
+    ip = struct.pack(">BBHHHBBH4s4s", 0x45, 0, ln - 14, k & 0xFFFF, 0x4000,
+                     64, 17, 0, bytes([10, 1, 0, 1 + flow]),
+                     bytes([10, 0, 0, 2]))
+    ip = ip[:10] + struct.pack(">H", ip_csum(ip)) + ip[12:]
+    udp = struct.pack(">HHHH", 10000 + flow, 5001, ln - 34, 0)
+    head = dst + SRC + b"\x08\x00" + ip + udp + UDP_MAGIC + \
+        struct.pack(">IB", k, run)
+    return head + _udp_fill(k, run, len(head), ln)
+
+
+def udp_seq(p):
+    """(k, run) of a frame build_udp() made, or None for anything else;
+    only the headers are looked at, not whether the rest is intact."""
+    if len(p) < 34 or p[12:14] != b"\x08\x00" or p[14] >> 4 != 4 or \
+            p[23] != 17:
+        return None
+    off = 14 + (p[14] & 0xF) * 4 + 8
+    if p[off:off + 7] != UDP_MAGIC or len(p) < off + 12:
+        return None
+    return struct.unpack(">IB", p[off + 7:off + 12])
 
 
 def read(path):
@@ -97,10 +166,129 @@ def check_seq(pkts, nano, first, count, q, run, foreign_ok):
     print("ok: %d frames byte-exact, in order, timestamps monotonic" % len(got))
 
 
+def udp_write(path, count, run, dst):
+    """udp-write: a little-endian microsecond pcap, 1 us between frames."""
+    try:
+        mac = bytes.fromhex(dst.replace(":", ""))
+    except ValueError:
+        mac = b""
+    if len(mac) != 6 or len(dst) != 17:
+        fail("DSTMAC: expected xx:xx:xx:xx:xx:xx, got %s" % dst)
+    if not 0 <= run <= 255 or not 0 <= count < 2**32:
+        fail("RUN must be 0..255 and COUNT 0..2^32-1")
+    out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)]
+    for k in range(count):
+        f = build_udp(k, run, mac)
+        out.append(struct.pack("<IIII", k // 10**6, k % 10**6, len(f), len(f)))
+        out.append(f)
+    try:
+        with open(path, "wb") as fp:
+            fp.write(b"".join(out))
+    except OSError as e:
+        fail(str(e))
+    print("ok: wrote %d frames of run %d to %s" % (count, run, path))
+
+
+def first(seqs, n=5):
+    """The first n of seqs, for a message: "3, 4, 9, ..." """
+    seqs = sorted(seqs)
+    return ", ".join(map(str, seqs[:n])) + (", ..." if len(seqs) > n else "")
+
+
+def udp_split(sent_path, paths):
+    """udp-split: every problem found goes on the one line printed."""
+    try:
+        _, sent = read(sent_path)
+    except (OSError, ValueError) as e:
+        fail(str(e))
+    want, order, run = {}, [], None
+    for i, (_, _, wire, p) in enumerate(sent):
+        ks = udp_seq(p)
+        if ks is None or (run is not None and ks[1] != run) or ks[0] in want:
+            fail("%s: frame %d is not a udp-write frame of one run" %
+                 (sent_path, i + 1))
+        run = ks[1]
+        want[ks[0]] = (i, wire, p)
+        order.append(ks[0])
+    if run is None:
+        fail("%s: no frames" % sent_path)
+
+    seen = {}                   # seq -> how often, over all files
+    per_file, ignored = [], 0
+    reordered, differ = [], []
+    for path in paths:
+        try:
+            _, pkts = read(path)
+        except (OSError, ValueError) as e:
+            fail(str(e))
+        mine, last = 0, -1      # last: SENT's index of the previous frame
+        for n, (_, _, wire, p) in enumerate(pkts):
+            ks = udp_seq(p)
+            if ks is None or ks[1] != run:
+                ignored += 1
+                continue
+            k = ks[0]
+            mine += 1
+            seen[k] = seen.get(k, 0) + 1
+            if k not in want:
+                continue        # reported as extra below
+            idx, swire, sp = want[k]
+            if idx < last:
+                reordered.append("seq %d after seq %d in %s (frame %d)" %
+                                 (k, order[last], path, n + 1))
+            last = max(last, idx)
+            if p != sp:
+                o = next((j for j, (a, b) in enumerate(zip(p, sp)) if a != b),
+                         min(len(p), len(sp)))
+                differ.append("bytes differ at seq %d offset %d (%s frame %d:"
+                              " %d bytes, wire %d; sent %d)" %
+                              (k, o, path, n + 1, len(p), wire, len(sp)))
+            elif wire != swire:
+                differ.append("wire length differs at seq %d (%s frame %d:"
+                              " %d, sent %d)" % (k, path, n + 1, wire, swire))
+        per_file.append(mine)
+
+    missing = [k for k in want if k not in seen]
+    extra = [k for k in seen if k not in want]
+    dups = [k for k, c in seen.items() if c > 1 and k in want]
+    bad = []
+    if missing:
+        bad.append("missing %d of %d seqs: %s" %
+                   (len(missing), len(want), first(missing)))
+    if dups:
+        bad.append("%d seqs duplicated: %s" % (len(dups), first(dups)))
+    if extra:
+        bad.append("%d seqs not in %s: %s" % (len(extra), sent_path,
+                                              first(extra)))
+    if reordered:
+        bad.append("%d reordered, first %s" % (len(reordered), reordered[0]))
+    if differ:
+        bad.append("%d differ, first %s" % (len(differ), differ[0]))
+    if bad:
+        fail("; ".join(bad))
+    print("ok: %d frames byte-exact across %d files (per file: %s; "
+          "ignored: %d)" % (len(want), len(paths),
+                            ", ".join(map(str, per_file)), ignored))
+
+
 def main(argv):
     if len(argv) < 2:
         fail(__doc__)
     cmd, path = argv[0], argv[1]
+    # These two do not read FILE the way the others do.
+    if cmd == "udp-write" and len(argv) in (4, 5):
+        try:
+            count, run = int(argv[2]), int(argv[3])
+        except ValueError:
+            fail("COUNT and RUN must be numbers: %s" % " ".join(argv[2:4]))
+        udp_write(path, count, run, argv[4] if len(argv) == 5 else UDP_DST_MAC)
+        return
+    if cmd == "udp-split" and len(argv) >= 3:
+        udp_split(path, argv[2:])
+        return
+    if cmd in ("udp-write", "udp-split"):
+        fail("bad arguments: %s (see the top of %s)" %
+             (" ".join(argv), __file__))
     try:
         nano, pkts = read(path)
     except (OSError, ValueError) as e:

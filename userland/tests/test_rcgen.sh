@@ -5,8 +5,9 @@
 # backend: frames sent to "rcgen --recv" on a free port arrive complete
 # and in order, the pcap it writes is valid (tcpdump and/or python3 read
 # it), --rate holds its pace without spinning, signals stop both modes
-# with a summary, socket errors exit 1 and bad usage exits 2. No root,
-# no module. TAP.
+# with a summary, socket errors exit 1 and bad usage exits 2; --replay
+# sends a pcap file's frames byte for byte and refuses files it cannot
+# send as they are. No root, no module. TAP.
 #
 #   BIN=userland/build/bin userland/tests/test_rcgen.sh
 
@@ -380,5 +381,198 @@ fi
 check "--write into a missing directory: exit 1" 1 \
 	"$RG" --recv --bind 0 --duration 0.1 --write "$TMP/no/such.pcap"
 grep_check "... saying so" err "^rcgen: cannot write $TMP/no/such\.pcap: "
+
+# --- --replay ---------------------------------------------------------
+# le32 N: N as 4 little-endian bytes (printf's octal escapes: POSIX sh)
+le32() {
+	# shellcheck disable=SC2059 # the escapes are the format
+	printf "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($1 & 255)) \
+		$(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)))"
+}
+
+# pcap_hdr MAGIC LINKTYPE: a pcap file header, version 2.4
+pcap_hdr() {
+	le32 "$1"
+	printf '\002\000\004\000'
+	le32 0
+	le32 0
+	le32 65535
+	le32 "$2"
+}
+
+# pcap_rec CAPLEN LEN [DATA_BYTES]: a record of random bytes, timestamp 0;
+# DATA_BYTES (default CAPLEN) fewer makes a file cut short
+pcap_rec() {
+	le32 0
+	le32 0
+	le32 "$1"
+	le32 "$2"
+	head -c "${3:-$1}" /dev/urandom
+}
+
+# same_frames NAME SENT GOT: the frames of pcap GOT are those of pcap SENT,
+# bytes and lengths (timestamps apart), by python3 or else tcpdump -xx
+same_frames() {
+	if command -v python3 >/dev/null 2>&1; then
+		python3 - "$2" "$3" >"$TMP/cmp" 2>&1 <<'PY'
+import struct, sys
+
+def frames(path):
+    d = open(path, "rb").read()
+    nano = {0xa1b2c3d4: 0, 0xa1b23c4d: 1}[struct.unpack("<I", d[:4])[0]]
+    out, off = [], 24
+    while off < len(d):
+        cap, wire = struct.unpack("<II", d[off + 8:off + 16])
+        out.append((cap, wire, d[off + 16:off + 16 + cap]))
+        off += 16 + cap
+    return out
+
+a, b = frames(sys.argv[1]), frames(sys.argv[2])
+for i, (x, y) in enumerate(zip(a, b)):
+    if x != y:
+        sys.exit("frame %d differs: %d/%d bytes sent, %d/%d received"
+                 % (i + 1, x[0], x[1], y[0], y[1]))
+if len(a) != len(b):
+    sys.exit("%d frames sent, %d received" % (len(a), len(b)))
+PY
+	elif command -v tcpdump >/dev/null 2>&1; then
+		tcpdump -t -nn -xx -r "$2" >"$TMP/cmp.a" 2>/dev/null &&
+		tcpdump -t -nn -xx -r "$3" >"$TMP/cmp.b" 2>/dev/null &&
+		cmp "$TMP/cmp.a" "$TMP/cmp.b" >"$TMP/cmp" 2>&1
+	else
+		skip "$1 (neither python3 nor tcpdump to compare)"
+		return
+	fi
+	if [ $? = 0 ]; then
+		ok "$1"
+	else
+		not_ok "$1" "$TMP/cmp"
+	fi
+}
+
+# replay_to NAME COUNT FILE ARGS...: "rcgen --replay FILE ARGS" into a
+# receiver that expects COUNT frames and writes them to $TMP/NAME.pcap
+replay_to() {
+	name=$1 want=$2 file=$3
+	shift 3
+	if ! start_recv "$name" --count "$want" --duration 20 \
+			--write "$TMP/$name.pcap"; then
+		not_ok "receiver for $name bound" "$TMP/$name.err"
+		return 1
+	fi
+	check "$name: --replay exit 0" 0 \
+		"$RG" --to "$port" --replay "$file" --rate 20000 "$@"
+	reap "$rpid"
+	if [ $st != 0 ]; then
+		not_ok "$name: receiver got $want frames (exit $st)" \
+			"$TMP/$name.err"
+		return 1
+	fi
+}
+
+RP=$TMP/replay
+mkdir "$RP"
+# Every edge length, random bytes: nothing in them is rcgen's own.
+lens="14 15 59 60 61 127 1000 1513 1514"
+{
+	pcap_hdr 0xa1b2c3d4 1
+	for l in $lens; do
+		pcap_rec "$l" "$l"
+	done
+} >"$RP/edges.pcap"
+# The same frames three and a half times: what --count 31 sends.
+{
+	head -c 24 "$RP/edges.pcap"
+	tail -c +25 "$RP/edges.pcap"
+	tail -c +25 "$RP/edges.pcap"
+	tail -c +25 "$RP/edges.pcap"
+	tail -c +25 "$RP/edges.pcap" | head -c $((4 * 16 + 14 + 15 + 59 + 60))
+} >"$RP/edges31.pcap"
+# The same with the nanosecond magic.
+{
+	le32 0xa1b23c4d
+	tail -c +5 "$RP/edges.pcap"
+} >"$RP/nano.pcap"
+
+if replay_to edges 9 "$RP/edges.pcap" --quiet; then
+	grep_check "edges: summary, the file once, flows=0 size=0" out \
+		"^rcgen: sent=9 bytes=4363 seconds=[0-9]+\.[0-9]{3} rate_pps=[0-9]+ flows=0 size=0 send_errors=0$"
+	same_frames "edges: 9 frames of 14..1514 bytes arrive byte for byte" \
+		"$RP/edges.pcap" "$TMP/edges.pcap"
+fi
+if replay_to cycle 31 "$RP/nano.pcap" --count 31 --quiet; then
+	grep_check "nanosecond file, --count 31: 31 sent" out \
+		"^rcgen: sent=31 bytes=13237 .* flows=0 size=0 send_errors=0$"
+	same_frames "... going round the file 3.4 times, byte for byte" \
+		"$RP/edges31.pcap" "$TMP/cycle.pcap"
+fi
+if [ -s "$TMP/rx.pcap" ]; then
+	# rcgen's own capture from above: 1009 frames of 128 bytes.
+	if replay_to again 1009 "$TMP/rx.pcap"; then
+		grep_check "rcgen's own pcap replayed: its 1009 frames sent" out \
+			"^rcgen: sent=1009 bytes=129152 .* flows=0 size=0 send_errors=0$"
+		grep_check "... saying what it replays" err \
+			"^rcgen: sending to 127\.0\.0\.1:[0-9]+ from port [0-9]+, replay .*rx\.pcap \(1009 frames, 129152 bytes\) rate=20000 pps$"
+		same_frames "... and they arrive byte for byte" \
+			"$TMP/rx.pcap" "$TMP/again.pcap"
+	fi
+else
+	skip "no pcap from the first run to replay"
+fi
+
+# Usage: what shapes generated frames does not go with a file.
+for opt in "--size 100" "--flows 2" "--dst-mac 52:54:00:12:34:10" \
+	   "--src-mac 02:00:00:00:00:02" "--dst-ip 10.0.0.3" "--dport 7"; do
+	# shellcheck disable=SC2086 # word splitting wanted
+	check "--replay with $opt: exit 2" 2 \
+		"$RG" --to 5 --replay "$RP/edges.pcap" $opt
+	grep_check "... naming ${opt%% *}" err \
+		"^rcgen: ${opt%% *} conflicts with --replay"
+done
+check "--replay with --recv: exit 2" 2 \
+	"$RG" --recv --bind 0 --replay "$RP/edges.pcap"
+grep_check "... saying --replay is for sending" err \
+	"^rcgen: --replay is for sending, not with --recv"
+check "--replay without --to: exit 2" 2 "$RG" --replay "$RP/edges.pcap"
+check "--replay without a file: exit 2" 2 "$RG" --to 5 --replay
+
+# Files that cannot be sent as they are: exit 1 before the first frame.
+{ pcap_hdr 0xa1b2c3d4 1; pcap_rec 60 60; pcap_rec 60 100; } >"$RP/snap.pcap"
+{ pcap_hdr 0xa1b2c3d4 1; pcap_rec 60 60; pcap_rec 60 60
+  pcap_rec 1515 1515; } >"$RP/long.pcap"
+{ pcap_hdr 0xa1b2c3d4 1; pcap_rec 13 13; } >"$RP/short.pcap"
+{ pcap_hdr 0xa1b2c3d4 1; pcap_rec 60 60; pcap_rec 100 100 50; } \
+	>"$RP/cut.pcap"
+{ pcap_hdr 0xa1b2c3d4 1; pcap_rec 60 60; head -c 10 /dev/zero; } \
+	>"$RP/cuthdr.pcap"
+{ pcap_hdr 0xa1b2c3d4 101; pcap_rec 60 60; } >"$RP/rawip.pcap"
+{ pcap_hdr 0xd4c3b2a1 1; pcap_rec 60 60; } >"$RP/big.pcap"
+{ pcap_hdr 0x0a0d0d0a 1; pcap_rec 60 60; } >"$RP/ng.pcap"
+pcap_hdr 0xa1b2c3d4 1 >"$RP/empty.pcap"
+echo "not a capture" >"$RP/text.pcap"
+# name FILE REGEX: one bad file each
+while read -r name file regex; do
+	check "--replay $name: exit 1" 1 "$RG" --to 5 --replay "$RP/$file"
+	if [ -s "$TMP/out" ]; then
+		not_ok "... before sending anything" "$TMP/out"
+	else
+		grep_check "... saying so: $regex" err \
+			"^rcgen: $RP/$file: $regex"
+	fi
+done <<EOF
+partial-frame snap.pcap record 2: 60 of 100 bytes captured;
+too-long long.pcap record 3: 1515 bytes, longer than 1514$
+too-short short.pcap record 1: 13 bytes, shorter than 14$
+cut-data cut.pcap record 2: cut short at the end of the file \(50 of 100 frame bytes\)$
+cut-header cuthdr.pcap record 2: cut short at the end of the file \(10 of 16 header bytes\)$
+raw-IP rawip.pcap link type 101, not Ethernet
+big-endian big.pcap a big-endian pcap file
+pcapng ng.pcap a pcapng file
+header-only empty.pcap no frames in the file$
+text text.pcap not a pcap file
+EOF
+check "--replay of a missing file: exit 1" 1 \
+	"$RG" --to 5 --replay "$RP/no/such.pcap"
+grep_check "... saying so" err "^rcgen: cannot read $RP/no/such\.pcap: "
 
 tap_end

@@ -11,8 +11,10 @@
  * The frames are Ethernet/IPv4/UDP, one source address and port per flow
  * so that RSS over IPv4 addresses alone spreads them over the RX queues.
  * The payload starts with a magic, a global sequence number and the flow
- * id (layout in rcgen(8)) so a receiver can check order and loss. The
- * last line on stdout is a summary for scripts, one line:
+ * id (layout in rcgen(8)) so a receiver can check order and loss. With
+ * --replay FILE it sends the frames of a pcap file instead, byte for byte
+ * as captured, so a test can compare what arrives with what it wrote.
+ * The last line on stdout is a summary for scripts, one line:
  *
  *   rcgen: sent=1009 bytes=129152 seconds=0.004 rate_pps=252250 flows=64
  *   size=128 send_errors=0
@@ -32,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include "cli.h"
+#include "pcapfile.h"
 #include "ticker.h"
 
 #define PROG		"rcgen"
@@ -43,6 +46,7 @@
 #define RATE_MAX	10000000ULL
 
 #define FRAME_MIN	60		/* Ethernet minimum without FCS */
+#define REPLAY_MIN	14		/* an Ethernet header, the least a frame is */
 #define FRAME_MAX	1514		/* 1500-byte MTU */
 #define FLOW_PORT	10000		/* source port of flow 0 */
 #define FLOWS_MAX	(65536 - FLOW_PORT)
@@ -69,14 +73,18 @@
 enum {
 	OPT_TO = 256, OPT_BIND, OPT_HOST, OPT_RATE, OPT_SIZE, OPT_FLOWS,
 	OPT_COUNT, OPT_DURATION, OPT_DST_MAC, OPT_SRC_MAC, OPT_DST_IP,
-	OPT_DPORT, OPT_RECV, OPT_WRITE,
+	OPT_DPORT, OPT_RECV, OPT_WRITE, OPT_REPLAY,
 };
 
 #define GIVEN(opt)	(1U << ((opt) - OPT_TO))
 #define SEND_ONLY	(GIVEN(OPT_TO) | GIVEN(OPT_RATE) | GIVEN(OPT_SIZE) | \
 			 GIVEN(OPT_FLOWS) | GIVEN(OPT_DST_MAC) | \
 			 GIVEN(OPT_SRC_MAC) | GIVEN(OPT_DST_IP) | \
-			 GIVEN(OPT_DPORT))
+			 GIVEN(OPT_DPORT) | GIVEN(OPT_REPLAY))
+/* What shapes generated frames, meaningless for a replayed file. */
+#define GEN_ONLY	(GIVEN(OPT_SIZE) | GIVEN(OPT_FLOWS) | \
+			 GIVEN(OPT_DST_MAC) | GIVEN(OPT_SRC_MAC) | \
+			 GIVEN(OPT_DST_IP) | GIVEN(OPT_DPORT))
 
 const char cli_prog[] = PROG;
 const struct option cli_longopts[] = {
@@ -94,6 +102,7 @@ const struct option cli_longopts[] = {
 	{ "dport", required_argument, NULL, OPT_DPORT },
 	{ "recv", no_argument, NULL, OPT_RECV },
 	{ "write", required_argument, NULL, OPT_WRITE },
+	{ "replay", required_argument, NULL, OPT_REPLAY },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -108,13 +117,14 @@ struct opts {
 	unsigned long long rate;	/* frames per second, 0: no limit */
 	unsigned int size;
 	unsigned int flows;
-	unsigned long long count;	/* 0: no limit */
+	unsigned long long count;	/* 0: no limit (replay: the file once) */
 	double duration;		/* seconds, 0: no limit */
 	uint8_t dst_mac[6];
 	uint8_t src_mac[6];
 	struct in_addr dst_ip;
 	unsigned int dport;
 	const char *write;
+	const char *replay;		/* pcap file to send, or NULL */
 	int quiet;
 };
 
@@ -124,28 +134,11 @@ struct tally {
 	unsigned long long errors;	/* send mode only */
 };
 
-/* pcap's file and record headers, in host byte order as the format says. */
-struct pcap_file_hdr {
-	uint32_t magic;
-	uint16_t major;
-	uint16_t minor;
-	int32_t thiszone;
-	uint32_t sigfigs;
-	uint32_t snaplen;
-	uint32_t linktype;
-};
-
-struct pcap_rec_hdr {
-	uint32_t sec;
-	uint32_t usec;
-	uint32_t caplen;
-	uint32_t len;
-};
-
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: " PROG " --to LPORT [options]\n"
+		"       " PROG " --to LPORT --replay FILE [options]\n"
 		"       " PROG " --recv --bind RPORT [options]\n"
 		"Send frames to, or receive them from, a QEMU NIC on\n"
 		"-netdev dgram,local.port=LPORT,remote.port=RPORT.\n"
@@ -160,6 +153,13 @@ static void usage(FILE *out)
 		"  --src-mac MAC     source MAC (default 02:00:00:00:00:01)\n"
 		"  --dst-ip A.B.C.D  destination address (default 10.0.0.2)\n"
 		"  --dport PORT      destination UDP port (default 5001)\n"
+		"Replaying, with --to, --bind, --rate as above:\n"
+		"  --replay FILE     send FILE's frames instead, byte for byte, in file\n"
+		"                    order (timestamps ignored). FILE: classic pcap,\n"
+		"                    little-endian, Ethernet, whole frames of %d..%d bytes.\n"
+		"                    --count N goes round the file (default: once).\n"
+		"                    Not with --size, --flows, --dst-mac, --src-mac,\n"
+		"                    --dst-ip, --dport. Summary: flows=0 size=0.\n"
 		"Receiving:\n"
 		"  --recv            count the frames the guest sends\n"
 		"  --bind RPORT      the NIC's remote.port (0: any free port)\n"
@@ -174,7 +174,8 @@ static void usage(FILE *out)
 		"Last line: " PROG ": sent= bytes= seconds= rate_pps= flows= size= send_errors=\n"
 		"       or: " PROG ": received= bytes= seconds=\n"
 		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n",
-		FRAME_MIN, FRAME_MAX, FRAME_MIN, FLOWS_MAX, FLOW_PORT);
+		FRAME_MIN, FRAME_MAX, FRAME_MIN, FLOWS_MAX, FLOW_PORT,
+		REPLAY_MIN, FRAME_MAX);
 }
 
 static int hexval(char c)
@@ -279,6 +280,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_WRITE:
 			o->write = optarg;
 			break;
+		case OPT_REPLAY:
+			o->replay = optarg;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -306,6 +310,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			bad_usage("--write needs --recv");
 		if (!(o->given & GIVEN(OPT_TO)))
 			bad_usage("--to LPORT (or --recv) is required");
+		/* Silently sending other frames than asked for helps nobody. */
+		if (o->replay && (o->given & GEN_ONLY)) {
+			for (bit = 0; !(o->given & GEN_ONLY & (1U << bit)); bit++)
+				;
+			name = cli_optname(OPT_TO + bit);
+			bad_usage("%s conflicts with --replay: the frames come from the file",
+				  name);
+		}
 	}
 }
 
@@ -412,9 +424,14 @@ static int open_socket(const struct opts *o)
 	return fd;
 }
 
-/* Sending: TX_BATCH frame buffers built from one template. */
+/*
+ * Sending: TX_BATCH frame buffers built from one template or, replaying,
+ * messages pointed at the file's frames (no copy; sendmmsg() only reads
+ * them).
+ */
 struct gen {
 	const struct opts *o;
+	const struct pcapfile *pf;	/* replaying, else NULL */
 	uint8_t *frames;
 	struct iovec iov[TX_BATCH];
 	struct mmsghdr msgs[TX_BATCH];
@@ -423,13 +440,20 @@ struct gen {
 	uint32_t udp_sum;	/* pseudo-header, UDP header and payload */
 };
 
-static void gen_init(struct gen *g, const struct opts *o)
+static void gen_init(struct gen *g, const struct opts *o,
+		     const struct pcapfile *pf)
 {
 	unsigned int i, size = o->size;
 	uint8_t *f;
 
 	memset(g, 0, sizeof(*g));
 	g->o = o;
+	if (pf) {
+		g->pf = pf;
+		for (i = 0; i < TX_BATCH; i++)
+			g->msgs[i].msg_hdr.msg_iovlen = 1;
+		return;
+	}
 	g->frames = calloc(TX_BATCH, size);
 	if (!g->frames)
 		die_errno("out of memory");
@@ -495,6 +519,20 @@ static void gen_fill(struct gen *g, unsigned int slot, unsigned long long nr)
 }
 
 /*
+ * Frame number @nr into batch slot @slot. Replaying, it is the file's
+ * frame nr mod count: --count beyond the file goes round it again, and a
+ * refused frame (sent again under the same @nr) is the same frame.
+ */
+static void gen_next(struct gen *g, unsigned int slot, unsigned long long nr)
+{
+	if (g->pf)
+		g->msgs[slot].msg_hdr.msg_iov =
+			&g->pf->frames[nr % g->pf->count];
+	else
+		gen_fill(g, slot, nr);
+}
+
+/*
  * The kernel refusing one send is no reason to stop: ECONNREFUSED means
  * nothing listens on LPORT yet (QEMU not started), ENOBUFS/ENOMEM a
  * momentary shortage, EPERM a firewall. Anything else is a bug or a
@@ -530,13 +568,14 @@ static void send_error(const struct opts *o, struct tally *tl, int err,
 	sleep_until(or_sooner(now_ns() + NSEC / 1000, tk));
 }
 
+/* Replaying, flows=0 size=0: neither applies to a file's frames. */
 static void print_send_summary(const struct opts *o, const struct tally *tl,
 			       double seconds)
 {
 	printf(PROG ": sent=%llu bytes=%llu seconds=%.3f rate_pps=%.0f flows=%u size=%u send_errors=%llu\n",
 	       tl->frames, tl->bytes, seconds,
-	       seconds > 0 ? tl->frames / seconds : 0.0, o->flows, o->size,
-	       tl->errors);
+	       seconds > 0 ? tl->frames / seconds : 0.0,
+	       o->replay ? 0 : o->flows, o->replay ? 0 : o->size, tl->errors);
 	fflush(stdout);
 }
 
@@ -600,7 +639,7 @@ static int send_loop(int fd, const struct opts *o, struct gen *g)
 		}
 
 		for (i = 0; i < want; i++)
-			gen_fill(g, i, tl.frames + i);
+			gen_next(g, i, tl.frames + i);
 		n = sendmmsg(fd, g->msgs, want, 0);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -615,7 +654,8 @@ static int send_loop(int fd, const struct opts *o, struct gen *g)
 			continue;
 		}
 		tl.frames += n;
-		tl.bytes += (unsigned long long)n * o->size;
+		for (i = 0; i < n; i++)
+			tl.bytes += g->msgs[i].msg_hdr.msg_iov->iov_len;
 		tokens -= n;
 		if (o->count && tl.frames >= o->count)
 			break;
@@ -646,12 +686,12 @@ struct rx {
 
 static void rx_init(struct rx *r, int fd, const struct opts *o)
 {
-	struct pcap_file_hdr fh = {
-		.magic = 0xa1b2c3d4,	/* microsecond timestamps */
+	struct pcapfile_hdr fh = {
+		.magic = PCAPFILE_MAGIC_US,
 		.major = 2,
 		.minor = 4,
 		.snaplen = RX_SNAP,
-		.linktype = 1,		/* LINKTYPE_ETHERNET */
+		.linktype = PCAPFILE_ETHERNET,
 	};
 	int one = 1, size = RX_RCVBUF;
 	int i;
@@ -691,7 +731,7 @@ static void rx_init(struct rx *r, int fd, const struct opts *o)
 static int rx_write(struct rx *r, int i)
 {
 	struct msghdr *mh = &r->msgs[i].msg_hdr;
-	struct pcap_rec_hdr rh;
+	struct pcapfile_rec rh;
 	struct cmsghdr *cm;
 	struct timeval tv;
 	struct timespec ts;
@@ -710,7 +750,7 @@ static int rx_write(struct rx *r, int i)
 		tv.tv_usec = ts.tv_nsec / 1000;
 	}
 	rh.sec = tv.tv_sec;
-	rh.usec = tv.tv_usec;
+	rh.frac = tv.tv_usec;
 	rh.caplen = r->msgs[i].msg_len;
 	rh.len = r->msgs[i].msg_len;
 	if (fwrite(&rh, sizeof(rh), 1, r->pcap) != 1 ||
@@ -797,12 +837,19 @@ static int recv_loop(int fd, const struct opts *o, struct rx *r)
 int main(int argc, char **argv)
 {
 	char host[INET_ADDRSTRLEN];
+	struct pcapfile pf;
 	struct opts o;
 	struct gen g;
 	struct rx r;
 	int fd, status;
 
 	parse_args(argc, argv, &o);
+	/* A bad file is reported before any socket is touched. */
+	if (o.replay) {
+		pcapfile_load(&pf, o.replay, REPLAY_MIN, FRAME_MAX);
+		if (!o.count)
+			o.count = pf.count;
+	}
 
 	/* No SA_RESTART: a signal cuts poll() and the pacing sleeps short. */
 	cli_catch_stop(NULL, 0, 0);
@@ -818,11 +865,16 @@ int main(int argc, char **argv)
 		status = recv_loop(fd, &o, &r);
 		free(r.bufs);
 	} else {
-		gen_init(&g, &o);
-		if (!o.quiet) {
+		gen_init(&g, &o, o.replay ? &pf : NULL);
+		if (!o.quiet && o.replay)
+			fprintf(stderr, PROG ": sending to %s:%u from port %u, replay %s (%zu frames, %llu bytes) ",
+				host, o.to_port, local_port(fd), o.replay,
+				pf.count, pf.bytes);
+		else if (!o.quiet)
 			fprintf(stderr, PROG ": sending to %s:%u from port %u, flows=%u size=%u ",
 				host, o.to_port, local_port(fd), o.flows,
 				o.size);
+		if (!o.quiet) {
 			if (o.rate)
 				fprintf(stderr, "rate=%llu pps\n", o.rate);
 			else
@@ -830,6 +882,8 @@ int main(int argc, char **argv)
 		}
 		status = send_loop(fd, &o, &g);
 		free(g.frames);
+		if (o.replay)
+			pcapfile_free(&pf);
 	}
 	close(fd);
 	return status;

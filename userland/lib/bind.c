@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Device specs ("eth0", "eth0@1") and binding a socket to (device, queue).
+ * Device specs ("eth0", "eth0@1") and binding a socket to (device, queue),
+ * with a message that says why when the kernel refuses.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -73,6 +74,47 @@ inval:
 	return -1;
 }
 
+/*
+ * A zero-copy bind has refusals of its own (the ABI header's "Zero-copy
+ * receive"), and strerror() alone would send the user looking in the
+ * wrong place: "Operation not supported" does not say that another
+ * driver would do, nor "Invalid argument" that a queue is missing. So
+ * each gets a message that says what to change. 0 when err is not one
+ * of them, and the caller explains it as for any socket.
+ */
+static int rc_zc_bind_fail(struct ringcap *rc, int err, const char *ifname,
+			   int queue)
+{
+	switch (err) {
+	case EOPNOTSUPP:
+		return rc_fail(rc, err,
+			       "zero-copy needs a driver that offers it (ringcap_e1000e); %s's driver does not",
+			       ifname);
+	case EINVAL:
+		if (queue < 0)
+			return rc_fail(rc, err,
+				       "zero-copy needs one RX queue: name it as %s@Q",
+				       ifname);
+		if (rc->cluster)
+			return rc_fail(rc, err,
+				       "zero-copy gives queue %d of %s to one socket: it cannot join a cluster",
+				       queue, ifname);
+		break;
+	case EBUSY:
+		/* A bound handle gets EBUSY for that, as in copy mode. */
+		if (rc->bound)
+			break;
+		return rc_fail(rc, err,
+			       "queue %d of %s is taken by another zero-copy socket, or a copy-mode socket bound to it",
+			       queue, ifname);
+	case ENETDOWN:
+		return rc_fail(rc, err,
+			       "%s is down: zero-copy needs the device up (ip link set %s up)",
+			       ifname, ifname);
+	}
+	return 0;
+}
+
 int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 {
 	struct sockaddr_ringcap addr;
@@ -83,6 +125,13 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 		return rc_fail(rc, EINVAL,
 			       "bad queue %d (0..%d, or -1 for all)", queue,
 			       RINGCAP_QUEUE_ANY - 1);
+	/*
+	 * The kernel would say EOPNOTSUPP first on a device without
+	 * zero-copy; the missing queue is wrong on every device, so it
+	 * is the one to tell.
+	 */
+	if (rc->zerocopy && queue < 0)
+		return rc_zc_bind_fail(rc, EINVAL, ifname, queue);
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return rc_fail(rc, ENODEV, "no such device: %s", ifname);
@@ -92,12 +141,17 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 	addr.rc_ifindex = (int32_t)ifindex;
 	addr.rc_queue = queue < 0 ? RINGCAP_QUEUE_ANY : (uint16_t)queue;
 	if (!bind(rc->fd, (struct sockaddr *)&addr, sizeof(addr))) {
+		rc->bound = 1;
 		rc_xdp_attach(rc, ifindex);
 		return 0;
 	}
 
+	if (rc->zerocopy && rc_zc_bind_fail(rc, errno, ifname, queue))
+		return -1;
 	if (errno == ERANGE)
 		why = " (the device has fewer RX queues)";
+	else if (errno == EBUSY && !rc->bound && queue >= 0)
+		why = " (a zero-copy socket has taken that queue)";
 	else if (errno == EBUSY)
 		why = " (the socket is already bound)";
 	else if (errno == ENODEV)

@@ -65,8 +65,12 @@ int ringcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy)
 		return rc_fail(rc, EINVAL,
 			       "bad cluster %u policy %u (id 1..%u; flow, rr or queue)",
 			       id, policy, UINT32_MAX);
-	if (!setsockopt(rc->fd, SOL_RINGCAP, RINGCAP_CLUSTER, &cl, sizeof(cl)))
+	if (!setsockopt(rc->fd, SOL_RINGCAP, RINGCAP_CLUSTER, &cl,
+			sizeof(cl))) {
+		/* A zero-copy bind refused with EINVAL may be this (bind.c). */
+		rc->cluster = 1;
 		return 0;
+	}
 	if (errno == EBUSY)
 		why = " (the socket is already bound: join before bind)";
 	else if (errno == ENOPROTOOPT || errno == EINVAL)

@@ -72,8 +72,15 @@ void ringcap_close(struct ringcap *rc)
 
 	if (!rc)
 		return;
-	if (rc->mapped)
+	if (rc->mapped) {
 		munmap(rc->hdr, rc->map_size);
+		/*
+		 * Before the socket closes: closing gives the queue, and
+		 * these buffers, back to the driver and the stack.
+		 */
+		if (rc->zc_bufs)
+			munmap((void *)rc->zc_bufs, rc->zc_size);
+	}
 	if (rc->fd >= 0)
 		close(rc->fd);
 	free(rc);

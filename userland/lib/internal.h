@@ -26,6 +26,15 @@ struct ringcap {
 	uint8_t *data;
 	uint32_t data_size;
 	/*
+	 * Zero-copy sockets only: the NIC's receive buffers, mapped
+	 * read-only, and the length of that mapping as the kernel gave it
+	 * when the ring was mapped. Records point into them with
+	 * zc_offset, checked against zc_size (never against the shared
+	 * header, which the process can overwrite). NULL and 0 otherwise.
+	 */
+	const uint8_t *zc_bufs;
+	uint64_t zc_size;
+	/*
 	 * Private read position: where the next ringcap_recv_batch() starts.
 	 * It runs ahead of hdr->consumer until ringcap_release() publishes
 	 * it, so frames handed out stay valid until then.
@@ -33,6 +42,14 @@ struct ringcap {
 	uint64_t cursor;
 	/* Last SO_ERROR seen, so a device that is gone keeps reporting it. */
 	int sticky_err;
+	/*
+	 * What was asked before bind, so that a refused bind can say why
+	 * in terms of it: RINGCAP_ZEROCOPY set, a cluster joined, and
+	 * whether this handle is bound already (EBUSY means that then).
+	 */
+	int zerocopy;
+	int cluster;
+	int bound;
 	char errmsg[RC_ERRMSG_LEN];
 };
 
@@ -53,5 +70,18 @@ void rc_xdp_attach(struct ringcap *rc, unsigned int ifindex);
 /* Point rc's reader at a checked mapping; the cursor starts at consumer. */
 void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
 		    const struct ringcap_ring_info *info);
+
+/*
+ * Zero-copy: let records with RINGCAP_REC_ZC point into size bytes of
+ * buffers at bufs (a read-only mapping, or test memory).
+ */
+void rc_attach_zc(struct ringcap *rc, const void *bufs, uint64_t size);
+
+/*
+ * The watermark a zero-copy socket with nr_bufs NIC buffers should have
+ * when wm is asked for: wm, or a quarter of the buffers where wm is more
+ * than that (map.c says why).
+ */
+uint32_t rc_zc_watermark(uint32_t wm, uint32_t nr_bufs);
 
 #endif /* LIBRINGCAP_INTERNAL_H */

@@ -7,16 +7,21 @@
  *
  *	struct ringcap *rc = ringcap_open();
  *	ringcap_set_wakeup(rc, 64, 1000);		// optional
+ *	ringcap_set_zerocopy(rc, 1);			// optional
  *	ringcap_bind_spec(rc, "eth0@1");		// or "eth0" for all queues
  *	ringcap_map(rc);				// mmap + ABI check
  *	for (;;) {
  *		struct ringcap_pkt pkts[64];
- *		int n = ringcap_recv_batch(rc, pkts, 64);	// zero-copy
+ *		int n = ringcap_recv_batch(rc, pkts, 64);	// no copy
  *		if (n == 0) { ringcap_wait(rc, -1); continue; }
  *		...use pkts[i].rec / pkts[i].data...
  *		ringcap_release(rc);			// hand the space back
  *	}
  *	ringcap_close(rc);
+ *
+ * Wait with ringcap_wait() (or poll() the fd) whenever recv_batch finds
+ * nothing: in zero-copy mode that is what makes the driver fetch new
+ * frames at all (see ringcap_set_zerocopy()).
  *
  * Every function that can fail returns -1 (or NULL) with errno set, and
  * leaves a human-readable reason in ringcap_errmsg(rc) (or, for
@@ -36,7 +41,12 @@ extern "C" {
 
 struct ringcap;
 
-/* One frame, pointing into the mapped ring (valid until ringcap_release). */
+/*
+ * One frame, pointing into the mapped ring (valid until ringcap_release).
+ * data is where the frame is: right after rec in copy mode, in the NIC's
+ * buffer (read-only) when rec->flags has RINGCAP_REC_ZC. Use data, never
+ * rec + 1.
+ */
 struct ringcap_pkt {
 	const struct ringcap_rec *rec;
 	const uint8_t *data;		/* rec->caplen bytes */
@@ -57,6 +67,25 @@ int ringcap_get_ring_size(struct ringcap *rc, uint32_t *bytes);
 /* At most RINGCAP_SNAPLEN_FOR_RING(ring size): EINVAL beyond. */
 int ringcap_set_snaplen(struct ringcap *rc, uint32_t snaplen);
 int ringcap_set_promisc(struct ringcap *rc, int on);
+/*
+ * Zero-copy receive (on != 0), before bind: the socket takes one RX queue
+ * of a device whose driver offers it (ringcap_e1000e) for itself, and
+ * reads frames in the NIC's own receive buffers, which ringcap_map() maps
+ * read-only next to the ring. ringcap_bind() must then name one queue
+ * (DEV@Q); it fails with EOPNOTSUPP on other drivers, EINVAL for all
+ * queues or with a cluster, EBUSY when another socket has the queue,
+ * ENETDOWN while the device is down, each with a message that says so.
+ *
+ * A frame's buffer is the reader's until ringcap_release() passes it; a
+ * reader that holds them all makes the NIC drop (nic_dropped). The driver
+ * fetches new frames and re-arms buffers only when the reader polls and
+ * finds nothing to read: call ringcap_wait() (or poll() the fd) each time
+ * ringcap_recv_batch() returns 0, after releasing, or nothing more comes.
+ * As the NIC's buffers, not the ring, run out first, ringcap_map() lowers
+ * a watermark above a quarter of them (hdr->zc_nr_bufs / 4) to that; one
+ * set after ringcap_map() stands.
+ */
+int ringcap_set_zerocopy(struct ringcap *rc, int on);
 /* Either value may be RINGCAP_WAKEUP_KEEP to leave that half unchanged. */
 #define RINGCAP_WAKEUP_KEEP	UINT32_MAX
 int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
@@ -102,32 +131,41 @@ int ringcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
 
 /*
  * Which path feeds the bound device (struct ringcap_path in the ABI
- * header): the mode 0 hook, an aware driver, or XDP. ringcap_bind() on a
- * device with native XDP in mode 2 attaches ringcap's XDP program (needs
- * CAP_NET_ADMIN and CAP_BPF); where it cannot, the device keeps the mode
- * 0 hook and the path says why. ringcap_path_name() gives the name
- * /proc/net/ringcap shows: "xdp", "aware", "hook", "hook:no-native-xdp",
- * "hook:no-program", "hook:busy" (the device runs its own XDP program),
- * "hook:refused" (another errno, in path->error), or "-" when unbound.
+ * header): the mode 0 hook, an aware driver, XDP, or the queue's own
+ * buffers (zero-copy). ringcap_bind() on a device with native XDP in mode
+ * 2 attaches ringcap's XDP program (needs CAP_NET_ADMIN and CAP_BPF);
+ * where it cannot, the device keeps the mode 0 hook and the path says
+ * why. ringcap_path_name() gives the name /proc/net/ringcap shows: "xdp",
+ * "aware", "zerocopy", "hook", "hook:no-native-xdp", "hook:no-program",
+ * "hook:busy" (the device runs its own XDP program), "hook:refused"
+ * (another errno, in path->error), or "-" when unbound.
  */
 int ringcap_path(struct ringcap *rc, struct ringcap_path *path);
 const char *ringcap_path_name(const struct ringcap_path *path);
 
-/* mmap the ring; fails with EPROTO on a magic or ABI version mismatch. */
+/*
+ * mmap the ring, and for a zero-copy socket (hdr->zc_mmap_size != 0) the
+ * NIC's buffers read-only; fails with EPROTO on a magic or ABI version
+ * mismatch or a geometry that does not add up. ringcap_close() unmaps.
+ */
 int ringcap_map(struct ringcap *rc);
 const struct ringcap_ring_hdr *ringcap_hdr(const struct ringcap *rc);
 
 /*
  * Up to max frames starting at the current read position, without copying.
  * Repeated calls continue after the last frame returned. Returns the count
- * (0: nothing ready) or -1 (EIO: a corrupt record).
+ * (0: nothing ready) or -1 (EIO: a corrupt record, including a zero-copy
+ * one whose zc_offset + caplen lies beyond the mapped buffers). On 0,
+ * release and ringcap_wait(): a zero-copy socket gets new frames only then.
  */
 int ringcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max);
 /* Give every frame returned so far back to the kernel. */
 void ringcap_release(struct ringcap *rc);
 
 /*
- * poll() for readiness under the socket's wake-up policy. 1 ready, 0 timeout,
+ * poll() for readiness under the socket's wake-up policy (in zero-copy
+ * mode, a poll() that finds nothing readable is also what lets the
+ * driver fetch frames and re-arm the released buffers). 1 ready, 0 timeout,
  * -1 on error: errno from SO_ERROR (ENODEV once the device is gone, kept
  * on later calls), EIO when the kernel refused the consumer position,
  * EINTR on a signal. Frames still readable are reported before an error.

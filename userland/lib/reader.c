@@ -14,6 +14,11 @@
  * record below the loaded producer is fully written before we read it. The
  * release store of consumer pairs with the kernel's acquire load: all our
  * reads of the released records happen before the kernel may overwrite them.
+ *
+ * Zero-copy records (RINGCAP_REC_ZC) carry no frame: it stays in the NIC's
+ * buffer that zc_offset names, and the same release store hands the
+ * buffers of the released records back to the driver, which re-arms them
+ * only then.
  */
 #include <errno.h>
 #include <poll.h>
@@ -37,46 +42,73 @@ void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
 }
 
 /*
+ * Like the ring's geometry, the size that bounds zc_offset is what this
+ * process mapped, never the header's value of the moment.
+ */
+void rc_attach_zc(struct ringcap *rc, const void *bufs, uint64_t size)
+{
+	rc->zc_bufs = bufs;
+	rc->zc_size = size;
+}
+
+/* What a record says, read once: the check and the use see the same. */
+struct rc_rec_fields {
+	uint32_t rec_len;
+	uint16_t flags;
+	uint32_t caplen;
+	uint32_t zc_offset;
+};
+
+/*
  * Check one record at offset off with avail bytes published after it.
  * Everything is checked before a pointer is handed out, so a corrupt ring
  * (a stray write into the shared mapping, a kernel bug) is reported and
- * never makes us read outside the data area.
+ * never makes us read outside the data area or the buffer mapping.
  */
 static int rc_check_rec(struct ringcap *rc, uint32_t off, uint64_t avail,
-			uint32_t rec_len, uint16_t flags, uint32_t caplen)
+			const struct rc_rec_fields *f)
 {
 	uint32_t tail = rc->data_size - off;
 	const char *what;
 
-	if (rec_len < RINGCAP_REC_ALIGN || rec_len % RINGCAP_REC_ALIGN)
+	if (f->rec_len < RINGCAP_REC_ALIGN || f->rec_len % RINGCAP_REC_ALIGN)
 		what = "bad length";
-	else if (rec_len > tail)
+	else if (f->rec_len > tail)
 		what = "crosses the end of the data area";
-	else if (rec_len > avail)
+	else if (f->rec_len > avail)
 		what = "extends past the producer position";
-	else if (flags & RINGCAP_REC_PAD)
-		what = rec_len == tail ? NULL :
+	else if (f->flags & RINGCAP_REC_PAD)
+		what = f->rec_len == tail ? NULL :
 		       "pad record does not reach the end of the data area";
-	else if (rec_len < sizeof(struct ringcap_rec))
+	else if (f->rec_len < sizeof(struct ringcap_rec))
 		what = "shorter than a record header";
-	else if (caplen > rec_len - sizeof(struct ringcap_rec))
-		what = "caplen does not fit in the record";
+	else if (!(f->flags & RINGCAP_REC_ZC))
+		what = f->caplen > f->rec_len - sizeof(struct ringcap_rec) ?
+		       "caplen does not fit in the record" : NULL;
+	else if (!rc->zc_bufs)
+		what = "zero-copy record, but no zero-copy buffers are mapped";
+	else if ((uint64_t)f->zc_offset + f->caplen > rc->zc_size)
+		return rc_fail(rc, EIO,
+			       "corrupt ring at offset %u (position %llu): flags 0x%x zc_offset %u caplen %u: frame beyond the %llu bytes of zero-copy buffers",
+			       off, (unsigned long long)rc->cursor, f->flags,
+			       f->zc_offset, f->caplen,
+			       (unsigned long long)rc->zc_size);
 	else
 		what = NULL;
 	if (!what)
 		return 0;
 	return rc_fail(rc, EIO,
 		       "corrupt ring at offset %u (position %llu): rec_len %u flags 0x%x caplen %u: %s",
-		       off, (unsigned long long)rc->cursor, rec_len, flags,
-		       caplen, what);
+		       off, (unsigned long long)rc->cursor, f->rec_len,
+		       f->flags, f->caplen, what);
 }
 
 int ringcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max)
 {
 	const struct ringcap_rec *rec;
+	struct rc_rec_fields f;
 	uint64_t prod, avail;
-	uint32_t off, rec_len, caplen;
-	uint16_t flags;
+	uint32_t off;
 	int n = 0;
 
 	if (!rc->hdr)
@@ -100,26 +132,32 @@ int ringcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max)
 		/*
 		 * rec_len and flags are the first 8 bytes, always inside
 		 * the area since off is 8-aligned; a pad record may be
-		 * just that long, so read caplen only for a frame.
+		 * just that long, so read the rest only for a frame.
 		 */
-		rec_len = rec->rec_len;
-		flags = rec->flags;
-		caplen = 0;
-		if (!(flags & RINGCAP_REC_PAD) && rec_len >= sizeof(*rec) &&
-		    rec_len <= rc->data_size - off)
-			caplen = rec->caplen;
-		if (rc_check_rec(rc, off, avail, rec_len, flags, caplen)) {
+		f.rec_len = rec->rec_len;
+		f.flags = rec->flags;
+		f.caplen = 0;
+		f.zc_offset = 0;
+		if (!(f.flags & RINGCAP_REC_PAD) && f.rec_len >= sizeof(*rec) &&
+		    f.rec_len <= rc->data_size - off) {
+			f.caplen = rec->caplen;
+			f.zc_offset = rec->zc_offset;
+		}
+		if (rc_check_rec(rc, off, avail, &f)) {
 			/* Hand out the good frames; the next call fails. */
 			if (n)
 				break;
 			return -1;
 		}
-		rc->cursor += rec_len;
-		avail -= rec_len;
-		if (flags & RINGCAP_REC_PAD)
+		rc->cursor += f.rec_len;
+		avail -= f.rec_len;
+		if (f.flags & RINGCAP_REC_PAD)
 			continue;
 		pkts[n].rec = rec;
-		pkts[n].data = (const uint8_t *)(rec + 1);
+		/* Zero-copy: the frame stays where the NIC wrote it. */
+		pkts[n].data = f.flags & RINGCAP_REC_ZC ?
+			       rc->zc_bufs + f.zc_offset :
+			       (const uint8_t *)(rec + 1);
 		n++;
 	}
 	return n;

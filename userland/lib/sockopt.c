@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Socket options: ring geometry, snaplen, promiscuous mode, the wake-up
- * policy, classic BPF filters and the counters.
+ * Socket options: ring geometry, snaplen, promiscuous mode, zero-copy
+ * receive, the wake-up policy, classic BPF filters and the counters.
  */
 #include <errno.h>
 #include <string.h>
@@ -21,6 +21,8 @@ static const char *rc_optname(int name)
 		return "timeout_us";
 	case RINGCAP_PROMISC:
 		return "promisc";
+	case RINGCAP_ZEROCOPY:
+		return "zero-copy";
 	}
 	return "option";
 }
@@ -31,8 +33,13 @@ static int rc_setopt(struct ringcap *rc, int name, uint32_t val)
 
 	if (!setsockopt(rc->fd, SOL_RINGCAP, name, &val, sizeof(val)))
 		return 0;
-	if (errno == EBUSY)
+	/* Zero-copy, like promisc, is refused once bound, ring or not. */
+	if (errno == EBUSY && name == RINGCAP_ZEROCOPY)
+		why = " (the socket is already bound: set it before bind)";
+	else if (errno == EBUSY)
 		why = " (the ring already exists: set it before bind/map)";
+	else if (errno == ENOPROTOOPT && name == RINGCAP_ZEROCOPY)
+		why = " (the loaded module does not offer zero-copy receive)";
 	else if (errno == EINVAL && name == RINGCAP_SNAPLEN)
 		why = " (out of range, or more than half the ring holds)";
 	else if (errno == EINVAL && name == RINGCAP_RING_SIZE)
@@ -66,6 +73,15 @@ int ringcap_set_snaplen(struct ringcap *rc, uint32_t snaplen)
 int ringcap_set_promisc(struct ringcap *rc, int on)
 {
 	return rc_setopt(rc, RINGCAP_PROMISC, on ? 1 : 0);
+}
+
+int ringcap_set_zerocopy(struct ringcap *rc, int on)
+{
+	if (rc_setopt(rc, RINGCAP_ZEROCOPY, on ? 1 : 0))
+		return -1;
+	/* Remembered so that a refused bind can be explained (bind.c). */
+	rc->zerocopy = !!on;
+	return 0;
 }
 
 int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,

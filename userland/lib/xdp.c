@@ -41,6 +41,8 @@ const char *ringcap_path_name(const struct ringcap_path *path)
 		return "aware";
 	case RINGCAP_PATH_XDP:
 		return "xdp";
+	case RINGCAP_PATH_ZEROCOPY:
+		return "zerocopy";
 	case RINGCAP_PATH_HOOK:
 		break;
 	default:

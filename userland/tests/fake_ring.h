@@ -19,6 +19,8 @@ struct fake_ring {
 	uint64_t prod;		/* producer's own position */
 	unsigned long pads;	/* pad records written */
 	struct ringcap *rc;	/* a handle reading this ring */
+	uint8_t *zc;		/* fake_ring_zc()'s buffers, or NULL */
+	uint64_t zc_size;
 };
 
 /*
@@ -37,10 +39,28 @@ void fake_ring_free(struct fake_ring *fr);
 struct ringcap_rec *fake_ring_reserve(struct fake_ring *fr, uint32_t caplen);
 void fake_ring_commit(struct fake_ring *fr, struct ringcap_rec *rec);
 
+/*
+ * Make the ring a zero-copy socket's: nr_bufs buffers of buf_size bytes
+ * in ordinary memory, described in the header as the kernel does and
+ * attached to fr->rc as ringcap_map() would attach the mapped ones.
+ */
+void fake_ring_zc(struct fake_ring *fr, uint32_t nr_bufs, uint32_t buf_size);
+
+/*
+ * A zero-copy frame: caplen bytes, each (seq + i) & 0xff, written at
+ * zc_offset in the buffers (when they fit; else only the record, for
+ * tests of corrupt ones) and a record that points there. 0 or -1 if full.
+ */
+int fake_ring_put_zc(struct fake_ring *fr, uint32_t zc_offset, uint32_t caplen,
+		     uint32_t seq);
+
 /* A frame of caplen bytes, each byte (seq + i) & 0xff; 0 or -1 if full. */
 int fake_ring_put(struct fake_ring *fr, uint32_t caplen, uint32_t seq);
 /* Does a frame hold what fake_ring_put(caplen, seq) wrote? */
 int fake_frame_ok(const struct ringcap_pkt *pkt, uint32_t caplen,
 		  uint32_t seq);
+/* The same for fake_ring_put_zc(zc_offset, caplen, seq), in place. */
+int fake_zc_frame_ok(const struct fake_ring *fr, const struct ringcap_pkt *pkt,
+		     uint32_t zc_offset, uint32_t caplen, uint32_t seq);
 
 #endif /* RC_FAKE_RING_H */

@@ -2,7 +2,8 @@
 /*
  * The library's reader against rings in ordinary memory: header checks,
  * batches, release, pad records, wrap-around of the area and of the 64-bit
- * positions, and refusal of every kind of corrupt record.
+ * positions, refusal of every kind of corrupt record, and zero-copy
+ * records resolved into (and bounded by) the buffer area.
  */
 #include <errno.h>
 #include <string.h>
@@ -231,6 +232,154 @@ static void corruption(void)
 	fake_ring_free(&fr);
 }
 
+/* The zero-copy part of the header, as ringcap_map() checks it. */
+static void zc_hdr_checks(void)
+{
+	struct ringcap_ring_info info;
+	struct ringcap_ring_hdr h;
+	struct fake_ring fr;
+	struct ringcap *rc;
+	int ret;
+
+	fake_ring_init(&fr, SIZE, 0);
+	fake_ring_zc(&fr, 256, 2048);
+	rc = fr.rc;
+	info = fr.info;
+	h = *fr.hdr;
+	ok(!rc_check_hdr(rc, &h, &info),
+	   "zero-copy header: 256 buffers of 2048 bytes accepted");
+	h.zc_nr_bufs = 255;
+	errno = 0;
+	ret = rc_check_hdr(rc, &h, &info);
+	ok(ret && errno == EPROTO &&
+	   strstr(ringcap_errmsg(rc), "inconsistent zero-copy geometry"),
+	   "zero-copy: buffers that do not add up to zc_mmap_size: EPROTO (%s)",
+	   ringcap_errmsg(rc));
+	h = *fr.hdr;
+	h.zc_buf_size = 0;
+	h.zc_nr_bufs = 0;
+	ok(rc_check_hdr(rc, &h, &info) && errno == EPROTO,
+	   "zero-copy: zc_mmap_size without buffers: EPROTO");
+	h = *fr.hdr;
+	h.zc_mmap_offset += 8;
+	ok(rc_check_hdr(rc, &h, &info) && errno == EPROTO,
+	   "zero-copy: zc_mmap_offset not page-aligned: EPROTO");
+	h = *fr.hdr;
+	h.zc_mmap_offset = 0;
+	ok(rc_check_hdr(rc, &h, &info) && errno == EPROTO,
+	   "zero-copy: buffers mapped over the ring: EPROTO");
+	h = *fr.hdr;
+	h.zc_mmap_offset = (uint64_t)-4096;
+	ok(rc_check_hdr(rc, &h, &info) && errno == EPROTO,
+	   "zero-copy: zc_mmap_offset + size past what mmap() takes: EPROTO");
+	fake_ring_free(&fr);
+}
+
+static void zc_watermark(void)
+{
+	ok(rc_zc_watermark(672, 256) == 64 && rc_zc_watermark(65, 256) == 64,
+	   "zero-copy watermark: above a quarter of 256 buffers -> 64");
+	ok(rc_zc_watermark(64, 256) == 64 && rc_zc_watermark(1, 256) == 1 &&
+	   rc_zc_watermark(16, 4096) == 16,
+	   "zero-copy watermark: at or below a quarter it stands");
+	ok(rc_zc_watermark(5, 3) == 1 && rc_zc_watermark(1, 1) == 1,
+	   "zero-copy watermark: never below 1");
+}
+
+/* Records that point into the buffers, mixed with copy-mode ones. */
+static void zc_records(void)
+{
+	struct ringcap_pkt pkts[8];
+	struct fake_ring fr;
+	int n;
+
+	fake_ring_init(&fr, SIZE, 0);
+	fake_ring_zc(&fr, 4, 2048);
+	fake_ring_put_zc(&fr, 2048, 60, 1);
+	fake_ring_put_zc(&fr, 0, 1514, 2);
+	fake_ring_put(&fr, 100, 3);
+	fake_ring_put_zc(&fr, 3 * 2048, 2048, 4);	/* to the last byte */
+	n = ringcap_recv_batch(fr.rc, pkts, 8);
+	ok(n == 4 && fake_zc_frame_ok(&fr, &pkts[0], 2048, 60, 1) &&
+	   fake_zc_frame_ok(&fr, &pkts[1], 0, 1514, 2) &&
+	   fake_frame_ok(&pkts[2], 100, 3) &&
+	   fake_zc_frame_ok(&fr, &pkts[3], 3 * 2048, 2048, 4),
+	   "zero-copy: data is bufs + zc_offset, intact; a copy-mode record between them is rec + 1 (%d)",
+	   n);
+	ok(pkts[0].rec->rec_len == 40 && pkts[1].rec->rec_len == 40,
+	   "zero-copy: a record is a bare 40-byte header, whatever the frame");
+	ringcap_release(fr.rc);
+	ok(fr.hdr->consumer == fr.prod,
+	   "zero-copy: release hands the records (and their buffers) back");
+	fake_ring_free(&fr);
+}
+
+/* A zero-copy record whose frame is not inside the buffers: EIO. */
+static void zc_corrupt_one(const char *what, uint32_t zc_offset,
+			   uint32_t caplen, int attach)
+{
+	struct ringcap_pkt pkts[4];
+	struct fake_ring fr;
+	int ret;
+
+	fake_ring_init(&fr, SIZE, 0);
+	fake_ring_zc(&fr, 4, 2048);
+	if (!attach)
+		rc_attach_zc(fr.rc, NULL, 0);
+	fake_ring_put_zc(&fr, zc_offset, caplen, 1);
+	errno = 0;
+	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ok(ret == -1 && errno == EIO &&
+	   strstr(ringcap_errmsg(fr.rc), "corrupt ring at offset 0"),
+	   "%s: EIO (%s)", what, ringcap_errmsg(fr.rc));
+	ok(fr.rc->cursor == 0, "... and the read position stays before it");
+	fake_ring_free(&fr);
+}
+
+static void zc_corruption(void)
+{
+	struct ringcap_pkt pkts[4];
+	struct ringcap_rec *rec;
+	struct fake_ring fr;
+	int ret;
+
+	zc_corrupt_one("zero-copy: zc_offset + caplen one past the buffers",
+		       3 * 2048 + 1, 2048, 1);
+	zc_corrupt_one("zero-copy: zc_offset past the buffers", 8192, 1, 1);
+	/* 32-bit sums would wrap to 59 and pass. */
+	zc_corrupt_one("zero-copy: zc_offset + caplen that wraps 2^32",
+		       UINT32_MAX - 4, 64, 1);
+	zc_corrupt_one("zero-copy: a record with no buffers mapped", 0, 60, 0);
+	fake_ring_init(&fr, SIZE, 0);
+	fake_ring_zc(&fr, 4, 2048);
+	fake_ring_put_zc(&fr, 8192, 0, 1);
+	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ok(ret == 1 && pkts[0].data == fr.zc + 8192,
+	   "zero-copy: an empty frame right at the end is in bounds (%d)", ret);
+	fake_ring_free(&fr);
+
+	/* As for copy-mode records: the good ones first, then EIO. */
+	fake_ring_init(&fr, SIZE, 0);
+	fake_ring_zc(&fr, 4, 2048);
+	fake_ring_put_zc(&fr, 0, 60, 1);
+	fake_ring_put_zc(&fr, 2048, 60, 2);
+	fake_ring_put_zc(&fr, 4096, 60, 3);
+	rec = (struct ringcap_rec *)(fr.data + 2 * 40);
+	rec->zc_offset = 8190;
+	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ok(ret == 2 && fake_zc_frame_ok(&fr, &pkts[1], 2048, 60, 2),
+	   "zero-copy: frames before a corrupt record are returned (%d)", ret);
+	ringcap_release(fr.rc);
+	errno = 0;
+	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ok(ret == -1 && errno == EIO && fr.hdr->consumer == 2 * 40 &&
+	   strstr(ringcap_errmsg(fr.rc),
+		  "zc_offset 8190 caplen 60: frame beyond the 8192 bytes of zero-copy buffers"),
+	   "zero-copy: then EIO naming zc_offset and the buffers' size (%s)",
+	   ringcap_errmsg(fr.rc));
+	fake_ring_free(&fr);
+}
+
 static void unmapped(void)
 {
 	struct ringcap rc = { .fd = -1 };
@@ -251,6 +400,10 @@ int main(void)
 	wrap(0, "positions from 0");
 	wrap((uint64_t)-5 * SIZE - 40, "positions across 2^64");
 	corruption();
+	zc_hdr_checks();
+	zc_watermark();
+	zc_records();
+	zc_corruption();
 	unmapped();
 	return tap_done();
 }

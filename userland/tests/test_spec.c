@@ -2,15 +2,36 @@
 /*
  * ringcap_parse_spec() and the argument checks of ringcap_bind(): what
  * "dev" and "dev@queue" accept and refuse, and the errno and message a
- * refusal leaves; the same for cluster specs ("ID[:POLICY]"). Runs on any
- * host; no module is needed.
+ * refusal leaves; the same for cluster specs ("ID[:POLICY]"), for what
+ * ringcap_bind() says when the kernel refuses a (zero-copy) bind, and for
+ * the names of the capture paths. Runs on any host; no module is needed:
+ * bind() is replaced below for one fake descriptor.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <net/if.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include "internal.h"
 #include "tap.h"
+
+/*
+ * A descriptor no socket has: bind() on it fails with bind_errno (or
+ * succeeds when that is 0), as the module would; anything else goes to
+ * the real call. libringcap.a is linked statically, so its bind() is this.
+ */
+#define FAKE_FD		1000
+static int bind_errno;
+
+int bind(int fd, const struct sockaddr *addr, socklen_t len)
+{
+	if (fd != FAKE_FD)
+		return syscall(SYS_bind, fd, addr, len);
+	errno = bind_errno;
+	return bind_errno ? -1 : 0;
+}
 
 static void good(const char *spec, const char *name, int queue)
 {
@@ -185,10 +206,125 @@ static void bind_cases(void)
 	ok(1, "ringcap_close(NULL) is harmless");
 }
 
+/* The kernel's refusal, through ringcap_bind(), on "lo" (which exists). */
+static void bind_refused(struct ringcap *rc, int queue, int err,
+			 const char *msg, const char *what)
+{
+	int ret;
+
+	bind_errno = err;
+	errno = 0;
+	ret = ringcap_bind(rc, "lo", queue);
+	ok(ret == -1 && errno == err && !strcmp(ringcap_errmsg(rc), msg),
+	   "%s: \"%s\"", what, ringcap_errmsg(rc));
+}
+
+static void zerocopy_cases(void)
+{
+	struct ringcap *rc = calloc(1, sizeof(*rc));
+	int ret;
+
+	rc->fd = -1;
+	rc->family = RINGCAP_FAMILY_DEFAULT;
+	errno = 0;
+	ret = ringcap_set_zerocopy(rc, 1);
+	ok(ret == -1 && errno == EBADF && !rc->zerocopy &&
+	   !strcmp(ringcap_errmsg(rc),
+		   "setting zero-copy to 1: Bad file descriptor"),
+	   "set_zerocopy: reaches setsockopt(), not noted on failure (%s)",
+	   ringcap_errmsg(rc));
+
+	/* As if RINGCAP_ZEROCOPY had been set on a socket. */
+	rc->fd = FAKE_FD;
+	rc->zerocopy = 1;
+	bind_errno = 0;
+	errno = 0;
+	ret = ringcap_bind(rc, "rcnosuchdev0", -1);
+	ok(ret == -1 && errno == EINVAL &&
+	   !strcmp(ringcap_errmsg(rc),
+		   "zero-copy needs one RX queue: name it as rcnosuchdev0@Q"),
+	   "zero-copy, all queues: refused before the kernel (%s)",
+	   ringcap_errmsg(rc));
+	errno = 0;
+	ret = ringcap_bind_spec(rc, "lo@all");
+	ok(ret == -1 && errno == EINVAL &&
+	   strstr(ringcap_errmsg(rc), "name it as lo@Q"),
+	   "zero-copy, lo@all: the same (%s)", ringcap_errmsg(rc));
+	bind_refused(rc, 1, EOPNOTSUPP,
+		     "zero-copy needs a driver that offers it (ringcap_e1000e); lo's driver does not",
+		     "zero-copy, EOPNOTSUPP");
+	bind_refused(rc, -1, EINVAL,
+		     "zero-copy needs one RX queue: name it as lo@Q",
+		     "zero-copy, all queues");
+	bind_refused(rc, 1, EBUSY,
+		     "queue 1 of lo is taken by another zero-copy socket, or a copy-mode socket bound to it",
+		     "zero-copy, EBUSY");
+	bind_refused(rc, 0, ENETDOWN,
+		     "lo is down: zero-copy needs the device up (ip link set lo up)",
+		     "zero-copy, ENETDOWN");
+	bind_refused(rc, 7, ERANGE,
+		     "binding to lo queue 7: Numerical result out of range (the device has fewer RX queues)",
+		     "zero-copy, ERANGE: as in copy mode");
+	bind_refused(rc, 1, EINVAL,
+		     "binding to lo queue 1: Invalid argument",
+		     "zero-copy, EINVAL with a queue and no cluster: strerror");
+	rc->cluster = 1;
+	bind_refused(rc, 1, EINVAL,
+		     "zero-copy gives queue 1 of lo to one socket: it cannot join a cluster",
+		     "zero-copy, EINVAL in a cluster");
+	rc->cluster = 0;
+
+	bind_errno = 0;
+	ret = ringcap_bind(rc, "lo", 1);
+	ok(!ret && rc->bound, "zero-copy: a bind the kernel takes (%d)", ret);
+	bind_refused(rc, 1, EBUSY,
+		     "binding to lo queue 1: Device or resource busy (the socket is already bound)",
+		     "zero-copy, EBUSY once bound: already bound");
+
+	/* Copy mode: EBUSY on a queue now also means a zero-copy owner. */
+	rc->zerocopy = 0;
+	rc->bound = 0;
+	bind_refused(rc, 1, EBUSY,
+		     "binding to lo queue 1: Device or resource busy (a zero-copy socket has taken that queue)",
+		     "copy mode, EBUSY on a queue: a zero-copy socket has it");
+	bind_refused(rc, -1, EBUSY,
+		     "binding to lo (all queues): Device or resource busy (the socket is already bound)",
+		     "copy mode, EBUSY on all queues: already bound");
+	bind_refused(rc, 1, EOPNOTSUPP,
+		     "binding to lo queue 1: Operation not supported",
+		     "copy mode: no zero-copy words for EOPNOTSUPP");
+	rc->fd = -1;
+	ringcap_close(rc);
+}
+
+static void path_names(void)
+{
+	struct ringcap_path p = { .path = RINGCAP_PATH_ZEROCOPY };
+
+	ok(!strcmp(ringcap_path_name(&p), "zerocopy"),
+	   "path ZEROCOPY is \"zerocopy\" (%s)", ringcap_path_name(&p));
+	p.path = RINGCAP_PATH_AWARE;
+	ok(!strcmp(ringcap_path_name(&p), "aware"), "path AWARE is \"aware\"");
+	p.path = RINGCAP_PATH_XDP;
+	ok(!strcmp(ringcap_path_name(&p), "xdp"), "path XDP is \"xdp\"");
+	p.path = RINGCAP_PATH_HOOK;
+	p.why = RINGCAP_XDP_REFUSED;
+	p.error = EBUSY;
+	ok(!strcmp(ringcap_path_name(&p), "hook:busy"),
+	   "path HOOK refused with EBUSY is \"hook:busy\"");
+	p.path = RINGCAP_PATH_UNBOUND;
+	ok(!strcmp(ringcap_path_name(&p), "-"), "unbound is \"-\"");
+	p.path = RINGCAP_PATH_ZEROCOPY + 1;
+	ok(!strcmp(ringcap_path_name(&p), "-"),
+	   "an unknown path is \"-\"");
+}
+
 int main(void)
 {
 	spec_cases();
 	cluster_cases();
 	bind_cases();
+	zerocopy_cases();
+	path_names();
 	return tap_done();
 }

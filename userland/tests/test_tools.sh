@@ -17,6 +17,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 check "ringcount --help exits 0" 0 "$RC" --help
 grep_check "ringcount --help shows usage" out "^Usage: ringcount -i DEV"
+grep_check "ringcount --help shows -z" out "^  -z, --zero-copy "
 check "ringcount -h exits 0" 0 "$RC" -h
 for args in "" "-i" "-i eth0 -c 0" "-i eth0 -d -1" "-i eth0 -s 0" \
 	    "-i eth0 -s 65536" "-i eth0 -w 0" "-i eth0 -t 10000001" \
@@ -26,6 +27,14 @@ for args in "" "-i" "-i eth0 -c 0" "-i eth0 -d -1" "-i eth0 -s 0" \
 	check "ringcount ${args:-(no arguments)}: exit 2" 2 "$RC" $args
 done
 grep_check "a usage error points to --help" err "Try 'ringcount --help'"
+check "ringcount -z without a queue: exit 2" 2 "$RC" -i eth0 -z
+grep_check "... saying that zero-copy needs one queue, named as DEV@Q" err \
+	"^ringcount: -z: zero-copy needs one RX queue: name it as eth0@Q$"
+check "ringcount --zero-copy on eth0@all: exit 2" 2 "$RC" -i eth0@all \
+	--zero-copy
+check "ringcount -z with -C: exit 2" 2 "$RC" -i eth0@1 -z -C 3
+grep_check "... saying the two do not go together" err \
+	"^ringcount: -z and -C do not go together"
 
 if [ -e /sys/module/ringcap ]; then
 	skip "ringcap is loaded: cannot test its absence"

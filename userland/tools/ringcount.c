@@ -9,12 +9,12 @@
  *   nic_dropped=0 wakeups=17 seconds=1.23 received=1009 bytes=64576
  *   bad_consumer=0 cluster=- path=hook
  *
- * (one line). path is how the device fed the socket (xdp, aware, hook,
- * or hook:WHY where mode 2 fell back to the mode 0 hook; see
- * ringcap_path_name()), as read at the end, or at bind if the device has
- * gone since. captured counts frames this program read; received counts
- * frames the kernel wrote into the ring, which is larger only by what was
- * still unread when the program stopped.
+ * (one line). path is how the device fed the socket (xdp, aware,
+ * zerocopy with -z, hook, or hook:WHY where mode 2 fell back to the mode
+ * 0 hook; see ringcap_path_name()), as read at the end, or at bind if the
+ * device has gone since. captured counts frames this program read;
+ * received counts frames the kernel wrote into the ring, which is larger
+ * only by what was still unread when the program stopped.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -43,6 +43,7 @@ struct opts {
 	uint32_t ring_size;		/* 0: the module's default */
 	uint32_t cluster_id;		/* 0: none */
 	uint32_t cluster_policy;
+	int zerocopy;			/* -z: the NIC's own buffers */
 	int quiet;
 	char path[24];			/* the path at bind */
 };
@@ -75,6 +76,12 @@ static void usage(FILE *out)
 		"  -C, --cluster ID[:POL]   share the frames with the other members of\n"
 		"                           cluster ID (1..4294967295) by POL: flow\n"
 		"                           (default), rr or queue\n"
+		"  -z, --zero-copy          count zero-copy: take queue Q (DEV@Q\n"
+		"                           required) for this socket alone and read\n"
+		"                           frames in the NIC's own buffers; needs a\n"
+		"                           driver that offers it (ringcap_e1000e);\n"
+		"                           the watermark is then at most a quarter\n"
+		"                           of the NIC's buffers\n"
 		"  -q, --quiet              no per-second lines, only the summary\n"
 		"  -h, --help               this text\n"
 		"\n"
@@ -98,6 +105,7 @@ const struct option cli_longopts[] = {
 	{ "timeout", required_argument, NULL, 't' },
 	{ "ring-size", required_argument, NULL, 'r' },
 	{ "cluster", required_argument, NULL, 'C' },
+	{ "zero-copy", no_argument, NULL, 'z' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -115,7 +123,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	 */
 	o->timeout_us = 100000;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:t:r:C:qh", cli_longopts,
+	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:t:r:C:zqh", cli_longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -151,6 +159,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				bad_usage("-C: bad cluster '%s': expected ID or ID:flow|rr|queue, ID 1..4294967295",
 					  optarg);
 			break;
+		case 'z':
+			o->zerocopy = 1;
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -169,6 +180,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			       &o->queue))
 		bad_usage("-i: bad device '%s': expected DEV or DEV@QUEUE",
 			  o->spec);
+	/* The kernel would refuse both at bind; say so before opening. */
+	if (o->zerocopy && o->queue < 0)
+		bad_usage("-z: zero-copy needs one RX queue: name it as %s@Q",
+			  o->ifname);
+	if (o->zerocopy && o->cluster_id)
+		bad_usage("-z and -C do not go together: a zero-copy socket has its queue to itself");
 }
 
 static const char *queue_str(const struct opts *o, char *buf, size_t len)
@@ -211,7 +228,8 @@ static struct ringcap *setup(struct opts *o)
 			       ringcap_batch_watermark(ring_size, o->snaplen),
 			       o->timeout_us) ||
 	    (o->cluster_id && ringcap_set_cluster(rc, o->cluster_id,
-						  o->cluster_policy))) {
+						  o->cluster_policy)) ||
+	    (o->zerocopy && ringcap_set_zerocopy(rc, 1))) {
 		/* The kernel refusing a value is still a bad argument. */
 		bad_arg = errno == EINVAL;
 		fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
@@ -326,6 +344,8 @@ static int count(struct ringcap *rc, const struct opts *o)
 		 * Sleep until the kernel's wake-up policy says so, but no
 		 * later than the next report or the deadline. A signal
 		 * interrupts poll() (no SA_RESTART) and is seen above.
+		 * With -z this poll() of an empty ring is also what lets
+		 * the driver fetch new frames and re-arm the buffers.
 		 */
 		if (ringcap_wait(rc, ticker_wait_ms(&tk, now)) < 0 &&
 		    errno != EINTR) {

@@ -46,10 +46,20 @@
  *                         left out) before bind: the processes that join
  *                         the same ID on a device share its frames, each
  *                         frame to one of them; ringcap required
+ *   RINGCAP_ZEROCOPY=1    zero-copy receive: the socket takes its one RX
+ *                         queue (DEV@Q or RINGCAP_QUEUE=Q; anything else
+ *                         fails pcap_create(), as does RINGCAP_CLUSTER
+ *                         with it) for itself, and the callback gets each
+ *                         frame where the NIC wrote it, in its receive
+ *                         buffer mapped read-only. A driver without it
+ *                         fails activation, saying so: never a silent
+ *                         copy-mode capture. "0" or empty: copy mode
  *   RINGCAP_WATERMARK=N   N, frames per wake-up outside immediate mode
  *                         (default ringcap_batch_watermark(): the frames
  *                         of up to 1518 bytes that fill a quarter of the
- *                         ring, as TPACKET_V3 wakes once per block)
+ *                         ring, as TPACKET_V3 wakes once per block; with
+ *                         RINGCAP_ZEROCOPY at most a quarter of the
+ *                         NIC's buffers, which libringcap sees to)
  *   RINGCAP_RING_SIZE=B   ring data bytes, rounded up to a power of two
  *                         (an error if the module refuses it); otherwise
  *                         the application's buffer size (tcpdump -B)
@@ -57,8 +67,8 @@
  *                         max_ring_mem, or the module's ring_size if the
  *                         application sets none
  *   RINGCAP_DEBUG=1       one line on stderr per opened handle: device,
- *                         queue, cluster, N, m, ring size, kernel or user
- *                         filter
+ *                         queue, cluster, N, m, ring size, zero-copy,
+ *                         kernel or user filter
  *
  * An empty variable counts as unset.
  *
@@ -90,6 +100,9 @@
  *                  accepted, PCAP_D_OUT is refused
  *   inject         an AF_PACKET socket bound to the device, opened on the
  *                  first pcap_inject()/pcap_sendpacket()
+ *   packet data    where ringcap_recv_batch() says the frame is: in the
+ *                  ring, or with RINGCAP_ZEROCOPY in the NIC's buffer;
+ *                  copied only to put back a VLAN tag the NIC stripped
  */
 #ifdef HAVE_CONFIG_H
 #include <config.h>
@@ -125,6 +138,7 @@ struct rc_pcap_req {
 	int queue;		/* -1: all queues */
 	uint32_t cluster_id;	/* 0: no cluster */
 	uint32_t cluster_policy;
+	int zerocopy;		/* RINGCAP_ZEROCOPY=1 */
 	int by_name;		/* "ringcap:" or "@" in the name */
 	/*
 	 * The first variable that asks for ringcap with a plain name, as
@@ -218,6 +232,50 @@ static int rc_pcap_env_cluster(struct rc_pcap_req *req, char *ebuf)
 		 "ringcap: RINGCAP_CLUSTER=\"%s\": expected ID[:flow|rr|queue] with ID 1..%u",
 		 v, UINT32_MAX);
 	return -1;
+}
+
+/*
+ * RINGCAP_ZEROCOPY: "1" on, "0" or unset off. Anything else is refused
+ * rather than read as either: "yes" taken for off would quietly copy,
+ * and a typo taken for on would take a queue away from the stack.
+ */
+static int rc_pcap_env_zerocopy(struct rc_pcap_req *req, char *ebuf)
+{
+	const char *v = getenv("RINGCAP_ZEROCOPY");
+
+	req->zerocopy = 0;
+	if (!v || !*v || !strcmp(v, "0"))
+		return 0;
+	if (!strcmp(v, "1")) {
+		req->zerocopy = 1;
+		return 0;
+	}
+	snprintf(ebuf, PCAP_ERRBUF_SIZE,
+		 "ringcap: RINGCAP_ZEROCOPY=\"%s\": expected 0 or 1", v);
+	return -1;
+}
+
+/*
+ * What zero-copy cannot do, said before anything is opened: the kernel's
+ * refusal at bind (EINVAL) would not name the variable to change.
+ */
+static int rc_pcap_check_zerocopy(const struct rc_pcap_req *req,
+				  const char *device, char *ebuf)
+{
+	if (!req->zerocopy)
+		return 0;
+	if (req->queue < 0) {
+		snprintf(ebuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: RINGCAP_ZEROCOPY=1 needs one RX queue, but %s names all of them; name the device as %s@Q or set RINGCAP_QUEUE=Q",
+			 device, req->ifname);
+		return -1;
+	}
+	if (req->cluster_id) {
+		snprintf(ebuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: RINGCAP_ZEROCOPY=1 and RINGCAP_CLUSTER do not go together: a zero-copy socket has its queue to itself");
+		return -1;
+	}
+	return 0;
 }
 
 static int rc_pcap_module_loaded(void)
@@ -585,7 +643,8 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 {
 	struct ringcap *rc = prc->rc;
 	unsigned long ring, wm, max;
-	uint32_t snap, m, size;
+	uint32_t snap, m, size, n;
+	socklen_t len;
 
 	ring = rc_pcap_env_num("RINGCAP_RING_SIZE", 0);
 	if (!ring && p->opt.buffer_size) {
@@ -630,24 +689,33 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 	}
 	if (ringcap_set_wakeup(rc, wm, m))
 		return -1;
-	/* The module takes members only before bind. */
+	/* The module takes members, and zero-copy, only before bind. */
 	if (prc->req.cluster_id &&
 	    ringcap_set_cluster(rc, prc->req.cluster_id,
 				prc->req.cluster_policy))
 		return -1;
+	if (prc->req.zerocopy && ringcap_set_zerocopy(rc, 1))
+		return -1;
 	if (ringcap_bind(rc, prc->req.ifname, prc->req.queue) ||
 	    ringcap_map(rc))
 		return -1;
-	if (rc_pcap_env_flag("RINGCAP_DEBUG"))
+	if (rc_pcap_env_flag("RINGCAP_DEBUG")) {
+		/* ringcap_map() may have lowered N for zero-copy: ask. */
+		len = sizeof(n);
+		if (!getsockopt(ringcap_fd(rc), SOL_RINGCAP, RINGCAP_WATERMARK,
+				&n, &len))
+			wm = n;
 		fprintf(stderr,
-			"ringcap: %s queue %d cluster %u:%s: N=%lu m=%s%u us ring=%u snaplen=%u\n",
+			"ringcap: %s queue %d cluster %u:%s: N=%lu m=%s%u us ring=%u snaplen=%u zerocopy=%s\n",
 			prc->req.ifname, prc->req.queue, prc->req.cluster_id,
 			prc->req.cluster_id ?
 			ringcap_cluster_policy_name(prc->req.cluster_policy) :
 			"-", wm,
 			m == RINGCAP_WAKEUP_KEEP ? "default/" : "",
 			m == RINGCAP_WAKEUP_KEEP ? 0 : m,
-			ringcap_hdr(rc)->data_size, snap);
+			ringcap_hdr(rc)->data_size, snap,
+			prc->req.zerocopy ? "yes" : "no");
+	}
 	return 0;
 }
 
@@ -752,8 +820,9 @@ fail:
 /*
  * Decide whether device is ours: 1 yes, 0 no, -1 yes but the environment
  * is malformed (the reason in ebuf). Names with "ringcap:" or "@queue",
- * and every name while RINGCAP_REQUIRE, RINGCAP_QUEUE or RINGCAP_CLUSTER
- * is set, always are: an error at activation is better than AF_PACKET
+ * and every name while RINGCAP_REQUIRE, RINGCAP_QUEUE, RINGCAP_CLUSTER
+ * or RINGCAP_ZEROCOPY is set, always are: an error at activation (or,
+ * for zero-copy without a queue, at creation) is better than AF_PACKET
  * failing on a name it does not know, or capturing without the queue or
  * cluster asked for. A plain name otherwise only when ringcap can serve
  * it.
@@ -773,7 +842,8 @@ static int rc_pcap_claim(const char *device, struct rc_pcap_req *req,
 		return 0;
 	if (req->queue >= 0 || strchr(name, '@'))
 		req->by_name = 1;
-	if (rc_pcap_env_queue(&envq, ebuf) || rc_pcap_env_cluster(req, ebuf))
+	if (rc_pcap_env_queue(&envq, ebuf) || rc_pcap_env_cluster(req, ebuf) ||
+	    rc_pcap_env_zerocopy(req, ebuf))
 		return -1;
 	if (envq >= 0) {
 		if (req->queue >= 0 && req->queue != envq) {
@@ -784,6 +854,12 @@ static int rc_pcap_claim(const char *device, struct rc_pcap_req *req,
 		}
 		req->queue = envq;
 	}
+	/*
+	 * Zero-copy needs a queue, and a queue already claims the name for
+	 * ringcap, so it never falls back to AF_PACKET.
+	 */
+	if (rc_pcap_check_zerocopy(req, device, ebuf))
+		return -1;
 	if (rc_pcap_env_flag("RINGCAP_REQUIRE"))
 		snprintf(req->by_env, sizeof(req->by_env),
 			 "RINGCAP_REQUIRE=%.40s", getenv("RINGCAP_REQUIRE"));

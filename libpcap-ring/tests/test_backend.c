@@ -42,6 +42,9 @@ static struct {
 	struct ringcap_cluster cl;
 	int cl_binds;
 	int cl_errno;		/* refuse the next join with this */
+	int zerocopy;		/* ringcap_set_zerocopy() asked for it */
+	int zc_binds;		/* binds before it */
+	int bind_errno;		/* refuse the next bind with this */
 } k;
 
 /* ---- the kernel side of libringcap, faked ---- */
@@ -111,9 +114,24 @@ int ringcap_clear_filter(struct ringcap *rc)
 	k.filter_attached = 0;
 	return 0;
 }
-int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
+int ringcap_set_zerocopy(struct ringcap *rc, int on)
 {
 	(void)rc;
+	k.zerocopy = on;
+	k.zc_binds = k.binds;
+	return 0;
+}
+int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
+{
+	int err = k.bind_errno;
+
+	/* The words are libringcap's (userland/tests/test_spec.c). */
+	if (err) {
+		k.bind_errno = 0;
+		return rc_fail(rc, err,
+			       "zero-copy needs a driver that offers it (ringcap_e1000e); %s's driver does not",
+			       ifname);
+	}
 	snprintf(k.ifname, sizeof(k.ifname), "%s", ifname);
 	k.queue = queue;
 	k.binds++;
@@ -221,6 +239,7 @@ int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 struct got {
 	int n, bad;
 	struct pcap_pkthdr last;
+	const u_char *last_data;	/* where the callback found the frame */
 	u_char bytes[64];
 };
 
@@ -234,6 +253,7 @@ static void cb(u_char *user, const struct pcap_pkthdr *h, const u_char *d)
 		if (d[i] != (uint8_t)(seq + i))
 			g->bad++;
 	g->last = *h;
+	g->last_data = d;
 	memcpy(g->bytes, d, h->caplen < 64 ? h->caplen : 64);
 	g->n++;
 }
@@ -296,7 +316,7 @@ static void open_close(const char *dev, int timeout_ms, int buffer_size,
  */
 static const char *const rc_vars[] = {
 	"RINGCAP_QUEUE", "RINGCAP_REQUIRE", "RINGCAP_CLUSTER",
-	"RINGCAP_DISABLE", NULL,
+	"RINGCAP_DISABLE", "RINGCAP_ZEROCOPY", NULL,
 };
 
 static int try_open(const char *dev, char *err, ...)
@@ -316,6 +336,7 @@ static int try_open(const char *dev, char *err, ...)
 	va_end(ap);
 	k.ifname[0] = 0;
 	k.queue = -9;
+	k.zerocopy = 0;
 	memset(&k.cl, 0, sizeof(k.cl));
 	err[0] = 0;
 	p = pcap_create(dev, ebuf);
@@ -433,6 +454,96 @@ static void test_env(void)
 	  !k.ifname[0],
 	  "a module that refuses the cluster: an error, never bound (%s)",
 	  err);
+}
+
+/* RINGCAP_ZEROCOPY: parsing, what it needs, and that it reaches bind. */
+static void test_env_zerocopy(void)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	int ret, binds;
+
+	binds = k.binds;
+	ret = try_open("lo@1", err, "RINGCAP_ZEROCOPY=1", NULL);
+	ok(!ret && k.zerocopy == 1 && k.zc_binds == binds &&
+	  k.binds == binds + 1 && k.queue == 1,
+	  "RINGCAP_ZEROCOPY=1 with lo@1: zero-copy set before bind, queue 1 (%s)",
+	  err);
+	ret = try_open("lo", err, "RINGCAP_ZEROCOPY=1", "RINGCAP_QUEUE=0",
+		       NULL);
+	ok(!ret && k.zerocopy == 1 && !strcmp(k.ifname, "lo") && !k.queue,
+	  "RINGCAP_ZEROCOPY=1 with lo and RINGCAP_QUEUE=0: queue 0 (%s)", err);
+	ret = try_open("lo", err, "RINGCAP_ZEROCOPY=1", NULL);
+	ok(ret == -1 && !strcmp(err,
+	  "ringcap: RINGCAP_ZEROCOPY=1 needs one RX queue, but lo names all of them; name the device as lo@Q or set RINGCAP_QUEUE=Q"),
+	  "RINGCAP_ZEROCOPY=1 with lo: pcap_create fails saying why (%s)",
+	  err);
+	ret = try_open("ringcap:lo", err, "RINGCAP_ZEROCOPY=1", NULL);
+	ok(ret == -1 && strstr(err, "but ringcap:lo names all of them") &&
+	  !k.ifname[0], "... and with ringcap:lo, never bound (%s)", err);
+	ret = try_open("lo@1", err, "RINGCAP_ZEROCOPY=1",
+		       "RINGCAP_CLUSTER=3", NULL);
+	ok(ret == -1 && !strcmp(err,
+	  "ringcap: RINGCAP_ZEROCOPY=1 and RINGCAP_CLUSTER do not go together: a zero-copy socket has its queue to itself"),
+	  "RINGCAP_ZEROCOPY=1 with RINGCAP_CLUSTER: pcap_create fails (%s)",
+	  err);
+	ret = try_open("lo@1", err, "RINGCAP_ZEROCOPY=yes", NULL);
+	ok(ret == -1 && !strcmp(err,
+	  "ringcap: RINGCAP_ZEROCOPY=\"yes\": expected 0 or 1"),
+	  "RINGCAP_ZEROCOPY=yes: pcap_create fails naming it (%s)", err);
+	ok(try_open("lo@1", err, "RINGCAP_ZEROCOPY=2", NULL) == -1 &&
+	  try_open("lo@1", err, "RINGCAP_ZEROCOPY=1 ", NULL) == -1 &&
+	  try_open("lo@1", err, "RINGCAP_ZEROCOPY=01", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_ZEROCOPY=true", NULL) == -1,
+	  "RINGCAP_ZEROCOPY 2, \"1 \", 01, true refused");
+	ret = try_open("lo", err, "RINGCAP_ZEROCOPY=0", NULL);
+	ok(!ret && !k.zerocopy && k.queue == -1,
+	  "RINGCAP_ZEROCOPY=0: copy mode, all queues (%s)", err);
+	ret = try_open("lo@1", err, "RINGCAP_ZEROCOPY=", NULL);
+	ok(!ret && !k.zerocopy && k.queue == 1,
+	  "an empty RINGCAP_ZEROCOPY is unset: copy mode (%s)", err);
+
+	/* The library's refusal reaches the application; no fallback. */
+	k.bind_errno = EOPNOTSUPP;
+	ret = try_open("lo@1", err, "RINGCAP_ZEROCOPY=1", NULL);
+	ok(ret == -2 && !strcmp(err,
+	  "ringcap: zero-copy needs a driver that offers it (ringcap_e1000e); lo's driver does not") &&
+	  !k.ifname[0],
+	  "a driver without zero-copy: activation fails saying so (%s)", err);
+}
+
+/*
+ * Frames in the NIC's buffers reach the callback in place: the pointer it
+ * gets is inside the buffer mapping, at the record's zc_offset.
+ */
+static void test_zerocopy_read(void)
+{
+	struct got g;
+	pcap_t *p;
+	int ret;
+
+	/* A new socket's ring is empty: drop what earlier handles left. */
+	fr.hdr->consumer = fr.hdr->producer;
+	setenv("RINGCAP_ZEROCOPY", "1", 1);
+	p = open_dev("lo@1", 0, 0);
+	unsetenv("RINGCAP_ZEROCOPY");
+	/* What ringcap_map() would attach for the socket's 4 buffers. */
+	fake_ring_zc(&fr, 4, 2048);
+	fake_ring_put_zc(&fr, 2048, 60, 40);
+	fake_ring_put_zc(&fr, 0, 100, 41);
+	memset(&g, 0, sizeof(g));
+	ret = pcap_dispatch(p, 1, cb, (u_char *)&g);
+	ok(ret == 1 && !g.bad && g.last.caplen == 60 &&
+	  g.last_data == fr.zc + 2048,
+	  "zero-copy: the callback reads the frame at bufs + zc_offset (ret %d)",
+	  ret);
+	ret = pcap_dispatch(p, 1, cb, (u_char *)&g);
+	ok(ret == 1 && !g.bad && g.last.caplen == 100 && g.last_data == fr.zc,
+	  "zero-copy: and the next one in its own buffer (ret %d)", ret);
+	pcap_dispatch(p, -1, cb, (u_char *)&g);
+	ok(fr.hdr->consumer == fr.hdr->producer,
+	  "zero-copy: the records, and so the buffers, are given back");
+	pcap_close(p);
+	rc_attach_zc(fr.rc, NULL, 0);
 }
 
 static void *breaker(void *arg)
@@ -633,5 +744,7 @@ int main(void)
 	  k.watermark);
 
 	test_env();
+	test_env_zerocopy();
+	test_zerocopy_read();
 	return tap_done();
 }

@@ -83,6 +83,29 @@ void ringcap_unregister_dev(struct ringcap_dev *rd)
 }
 EXPORT_SYMBOL_GPL(ringcap_unregister_dev);
 
+/*
+ * What a driver says about a frame (meta may be NULL), into f; stamped
+ * here when the hardware gave no time.
+ */
+void ringcap_frame_meta(struct ringcap_frame *f,
+			const struct ringcap_rx_meta *meta)
+{
+	if (meta) {
+		f->tstamp_ns = meta->tstamp_ns;
+		if (meta->has_vlan) {
+			f->flags |= RINGCAP_REC_VLAN;
+			f->vlan_tci = meta->vlan_tci;
+			f->vlan_proto = htons(ETH_P_8021Q);
+		}
+		if (meta->has_hash) {
+			f->flags |= RINGCAP_REC_HASH;
+			f->rss_hash = meta->rss_hash;
+		}
+	}
+	if (!f->tstamp_ns)
+		f->tstamp_ns = ktime_get_real_ns();
+}
+
 /**
  * ringcap_rx - hand one received frame to the rings
  * @rd: the device's handle
@@ -122,22 +145,9 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 				  len > RINGCAP_RX_FRAME_MAX))
 		return RINGCAP_RX_STACK;
 
-	if (meta) {
-		f.tstamp_ns = meta->tstamp_ns;
-		if (meta->has_vlan) {
-			f.flags |= RINGCAP_REC_VLAN;
-			f.vlan_tci = meta->vlan_tci;
-			f.vlan_proto = htons(ETH_P_8021Q);
-		}
-		if (meta->has_hash) {
-			f.flags |= RINGCAP_REC_HASH;
-			f.rss_hash = meta->rss_hash;
-		}
-	}
+	ringcap_frame_meta(&f, meta);
 	if (!(f.flags & RINGCAP_REC_VLAN))
 		ringcap_frame_untag(&f);
-	if (!f.tstamp_ns)
-		f.tstamp_ns = ktime_get_real_ns();
 
 	local_bh_disable();
 	rcu_read_lock();

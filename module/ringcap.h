@@ -199,6 +199,10 @@ void ringcap_dev_close_all(struct ringcap_dev *rd);
 bool ringcap_set_deliver(struct ringcap_dev_set *set, struct ringcap_frame *f,
 			 const u32 *skip);
 
+/* aware.c */
+void ringcap_frame_meta(struct ringcap_frame *f,
+			const struct ringcap_rx_meta *meta);
+
 /* zerocopy.c */
 int ringcap_zc_bind(struct ringcap_sock *rs);
 void ringcap_zc_unbind(struct ringcap_sock *rs);

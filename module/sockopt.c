@@ -38,6 +38,17 @@ static int ringcap_set_snaplen(struct ringcap_sock *rs, u32 val)
 	return 0;
 }
 
+/* A 0/1 option that bind acts on, so fixed from then on. */
+static int ringcap_set_flag(struct ringcap_sock *rs, u32 val, bool *flag)
+{
+	if (val > 1)
+		return -EINVAL;
+	if (rs->dev || rs->gone)
+		return -EBUSY;
+	*flag = val;
+	return 0;
+}
+
 /* Membership is fixed at bind, where the cluster's other members are met. */
 static int ringcap_set_cluster(struct ringcap_sock *rs, sockptr_t optval,
 			       unsigned int optlen)
@@ -120,20 +131,10 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 			WRITE_ONCE(rs->timeout_us, val);
 		break;
 	case RINGCAP_PROMISC:
-		if (val > 1)
-			err = -EINVAL;
-		else if (rs->dev || rs->gone)
-			err = -EBUSY;
-		else
-			rs->promisc = val;
+		err = ringcap_set_flag(rs, val, &rs->promisc);
 		break;
 	case RINGCAP_ZEROCOPY:
-		if (val > 1)
-			err = -EINVAL;
-		else if (rs->dev || rs->gone)
-			err = -EBUSY;
-		else
-			rs->zerocopy = val;
+		err = ringcap_set_flag(rs, val, &rs->zerocopy);
 		break;
 	default:
 		err = -ENOPROTOOPT;

@@ -140,20 +140,8 @@ bool ringcap_zc_rx(struct ringcap_zc *zc, unsigned int buf, unsigned int len,
 		return false;
 	f.dev = rs->dev;
 	f.ifindex = rs->ifindex;
-	if (meta) {
-		f.tstamp_ns = meta->tstamp_ns;
-		if (meta->has_vlan) {
-			f.flags |= RINGCAP_REC_VLAN;
-			f.vlan_tci = meta->vlan_tci;
-			f.vlan_proto = htons(ETH_P_8021Q);
-		}
-		if (meta->has_hash) {
-			f.flags |= RINGCAP_REC_HASH;
-			f.rss_hash = meta->rss_hash;
-		}
-	}
-	if (!f.tstamp_ns)
-		f.tstamp_ns = ktime_get_real_ns();
+	/* An in-band tag stays: taking it out would move the frame. */
+	ringcap_frame_meta(&f, meta);
 
 	local_bh_disable();
 	taken = ringcap_deliver(rs, &f);

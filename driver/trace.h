@@ -92,14 +92,14 @@ TRACE_EVENT(rce_rx_idle,
 	TP_STRUCT__entry(
 		__field(int, ifindex)
 		__field(u16, queue)
-		__field(bool, armed)
+		__field(u8, armed)
 	),
 	TP_fast_assign(
 		__entry->ifindex = rx->ad->netdev->ifindex;
 		__entry->queue = rx->q;
 		__entry->armed = armed;
 	),
-	TP_printk("ifindex=%d queue=%u armed=%d", __entry->ifindex,
+	TP_printk("ifindex=%d queue=%u armed=%u", __entry->ifindex,
 		  __entry->queue, __entry->armed)
 );
 

@@ -214,12 +214,14 @@ have_host() {
 # Frames the host dropped at QEMU's socket for nic2 so far.
 wiredrops() { "$RC_HOST" wiredrops nic2 2>&1 | sed -n 's/^drops=\([0-9]*\)$/\1/p' | grep .; }
 
-# gen ARGS...: the host generator into nic2; GEN_SENT is what it sent,
-# GEN_OUT its whole report.
+# gen ARGS...: the host generator into nic2 (to rce2's MAC, unless it
+# replays a file's frames); GEN_SENT is what it sent, GEN_OUT its whole
+# report.
 gen() {
-	local out
+	local out mac=(--dst-mac "${MAC[2]}")
 	GEN_SENT=0 GEN_OUT=
-	if ! out=$("$RC_HOST" gen nic2 --dst-mac "${MAC[2]}" "$@" 2>&1); then
+	[[ " $* " != *" --replay "* ]] || mac=()
+	if ! out=$("$RC_HOST" gen nic2 "${mac[@]}" "$@" 2>&1); then
 		msg="rc_host gen nic2 $*: $(tail -n 2 <<<"$out" | tr '\n' ' ')"
 		return 1
 	fi

@@ -12,17 +12,19 @@
 # virtio-net NIC (--nic virtio-dgram, the stock virtio_net: ringcap's
 # standard hook in mode 0 and XDP in mode 2, against native XDP_DROP as
 # the ceiling), three readers each copying everything against a ringcap
-# cluster and netsniff-ng's AF_PACKET fanout, and the sim-device
-# micro-benchmark with 1 and 3 readers: the capture path without NIC
-# emulation. Last, where the time goes: a profiled run of the main
-# virtio-net set-ups (perf in the guest, drops.bt/afpacket-drops.bt).
+# cluster and netsniff-ng's AF_PACKET fanout, zero-copy receive against
+# copy mode and AF_PACKET on the 82574L's two RX queues, and the
+# sim-device micro-benchmark with 1 and 3 readers: the capture path
+# without NIC emulation. Last, where the time goes: a profiled run of the
+# main virtio-net set-ups (perf in the guest, drops.bt/afpacket-drops.bt).
 #
 #   scripts/bench-guest.sh full|quick OUT.csv
 #
 #   RINGCAP_BENCH_FRAMES, RINGCAP_BENCH_REPS   override the matrix's
 #   RINGCAP_BENCH_PARTS   which parts run (default all: "e1000e virtio
-#                         multi sim explain"; quick leaves explain out);
-#                         the others are left out of the plan
+#                         multi zerocopy sim explain"; quick leaves
+#                         explain out); the others are left out of the
+#                         plan
 #
 # Set-ups: af_stock (the stock e1000e, the system libpcap: AF_PACKET,
 # TPACKET_V3), af_rce0 (ringcap_e1000e in mode 0, the system libpcap),
@@ -41,6 +43,15 @@
 # tcpdump), _fanout (three netsniff-ng in AF_PACKET fanout group 1, hash:
 # they share the frames). e1k_ uses the stock e1000e except for
 # e1k_cluster and e1k_rccl (ringcap_e1000e).
+# Zero-copy (figure "zerocopy", the 82574L, 64 flows that RSS spreads over
+# its two RX queues; 64, 512 and 1500 B, quick 64 and 1500 B): zc_zc (two
+# `ringcount -z` on ringcap_e1000e, process i on queue i: each reads its
+# queue's frames in the NIC's own buffers), zc_copy (the same two
+# ringcounts, queue i each, in copy mode: ringcap_e1000e in mode 2),
+# zc_af (the stock e1000e, one netsniff-ng without fanout walking one
+# TPACKET_V3 ring for all queues: AF_PACKET cannot bind to one queue).
+# Compare their total share, captured_sum / offered (the CSV's share
+# column is per process, as for the cluster and fanout rows).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -62,13 +73,13 @@ full)
 	FRAMES=100000 REPS=3
 	SETUPS="af_stock af_rce0 rc_m0 rc_m1 rc_m2 ringcount"
 	SIZES="64 256 512 1500" LEVELS="0 1 3 6 9" PROCS="2 3" PROC_LEVELS="0 9"
-	VIO_SIZES="64 1500" MULTI_NICS="vio e1k"
+	VIO_SIZES="64 1500" MULTI_NICS="vio e1k" ZC_SIZES="64 512 1500"
 	SIM_FRAMES=200000 ;;
 quick)
 	FRAMES=30000 REPS=1
 	SETUPS="af_stock rc_m0 rc_m2 ringcount"
 	SIZES="64 1500" LEVELS="0 9" PROCS="3" PROC_LEVELS="0"
-	VIO_SIZES="64" MULTI_NICS="vio"
+	VIO_SIZES="64" MULTI_NICS="vio" ZC_SIZES="64 1500"
 	SIM_FRAMES=50000 ;;
 *)
 	echo "bench: matrix full or quick, not '$matrix'" >&2
@@ -78,13 +89,17 @@ VIO_SETUPS="vio_af vio_m0 vio_xdp vio_rc_m2 vio_drop"
 # Three readers per NIC: "SETUP:PROCS" runs, 64 B, tcpdump or netsniff-ng.
 MULTI_RUNS="af:1 af:3 m0td:1 m0td:3 cluster:3 rccl:3 fanout:3"
 CLUSTER=1:flow
+# Zero-copy: the 82574L's RX queues, one ringcount each (zc_af: one
+# netsniff-ng on all of them).
+ZC_SETUPS="zc_zc zc_copy zc_af" ZC_QUEUES=2
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
 REPS=${RINGCAP_BENCH_REPS:-$REPS}
-PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio multi sim$([ "$matrix" = quick ] || echo " explain")} "
+PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio multi zerocopy sim$([ "$matrix" = quick ] || echo " explain")} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 part e1000e || SETUPS=
 part virtio || VIO_SETUPS=
 part multi || MULTI_NICS=
+part zerocopy || ZC_SETUPS=
 
 out=$(mktemp -d)
 apps=()
@@ -161,14 +176,16 @@ has_capture_socket() {
 # ---- capture processes -----------------------------------------------------
 
 # app_start I KIND LEVEL LIB WAKE CPU: capture process I on $dev.
-# KIND tcpdump|packzip|ringcount|netsniff|xdpdrop; LIB system|ring; WAKE
+# KIND tcpdump|packzip|ringcount|ringcount_q|netsniff|xdpdrop (ringcount_q:
+# ringcount on RX queue I alone, $dev@I); LIB system|ring; WAKE
 # default|n1; CPU a CPU to pin it to, or "-". APP_ENV: variables for it
-# (RINGCAP_CLUSTER); RC_ARGS: more ringcount options (-C).
+# (RINGCAP_CLUSTER); RC_ARGS: more ringcount options (-C, -z); NS_ARGS:
+# netsniff-ng's fanout options (default group 1 by flow hash).
 app_start() {
-	local i=$1 kind=$2 level=$3 lib=$4 wake=$5 cpu=$6 pre=() cmd=()
+	local i=$1 kind=$2 level=$3 lib=$4 wake=$5 cpu=$6 pre=() cmd=() spec=$dev
 	[ "$cpu" = - ] || pre+=(taskset -c "$cpu")
 	[ ${#APP_ENV[@]} = 0 ] || pre+=(env "${APP_ENV[@]}")
-	[ "$lib" = system ] || [ "$kind" = ringcount ] || pre+=("$RUN")
+	[ "$lib" = system ] || [[ $kind == ringcount* ]] || pre+=("$RUN")
 	case $kind in
 	tcpdump)
 		cmd=(tcpdump -i "$dev" -Q in -n -p -w /dev/null -B "$BUF_KIB" -Z root)
@@ -176,16 +193,17 @@ app_start() {
 	packzip)
 		cmd=("$PACKZIP" -i "$dev" -z "$level" -B "$BUF_KIB")
 		[ "$wake" = default ] || cmd+=(--immediate) ;;
-	ringcount)
-		cmd=("$RINGCOUNT" -q -i "$dev" -r $((BUF_KIB * 1024)) "${RC_ARGS[@]+"${RC_ARGS[@]}"}")
+	ringcount|ringcount_q)
+		[ "$kind" = ringcount ] || spec=$dev@$i
+		cmd=("$RINGCOUNT" -q -i "$spec" -r $((BUF_KIB * 1024)) "${RC_ARGS[@]+"${RC_ARGS[@]}"}")
 		[ "$wake" = default ] || cmd+=(-w 1) ;;
 	netsniff)
-		# Fanout group 1 by flow hash, only walking its ring (no
-		# output, no printing); the same ring memory as the others, no
-		# promiscuous mode (as tcpdump -p), and leave the system's
+		# Only walking its ring (no output, no printing), in the fanout
+		# group of NS_ARGS if any; the same ring memory as the others,
+		# no promiscuous mode (as tcpdump -p), and leave the system's
 		# socket memory sysctls and IRQ affinities alone.
 		cmd=(netsniff-ng -i "$dev" -s -M -A -Q -N -S "${BUF_KIB}KiB"
-			--fanout-group 1 --fanout-type hash) ;;
+			"${NS_ARGS[@]+"${NS_ARGS[@]}"}") ;;
 	xdpdrop)
 		cmd=(xdp-bench drop -i 1 "$dev") ;;
 	esac
@@ -205,7 +223,7 @@ app_stop() {
 	packzip)
 		s=$(grep '^packzip:' "$out/app$i" | tail -n 1)
 		CAP=$(kv captured "$s") DROP=$(kv ps_drop "$s") ;;
-	ringcount)
+	ringcount|ringcount_q)
 		s=$(grep '^ringcount:' "$out/app$i" | tail -n 1)
 		CAP=$(kv captured "$s") DROP=$(kv dropped "$s") ;;
 	netsniff)
@@ -236,16 +254,18 @@ app_ready() {
 	fi
 }
 # The capture path of PID's ringcap socket (the last column of
-# /proc/net/ringcap: aware, hook, xdp, hook:WHY), "-" if it has none.
+# /proc/net/ringcap: aware, hook, xdp, zerocopy, hook:WHY), "-" if it
+# has none.
 path_of() { awk -v p="$1" '$1 == p { print $NF; f = 1; exit } END { if (!f) print "-" }' /proc/net/ringcap; }
 
 # ---- set-ups ---------------------------------------------------------------
 
 SETUP_LIB= SETUP_KIND=
 OFFER=nic_offer
-APP_ENV=() RC_ARGS=()
+NS_FANOUT=(--fanout-group 1 --fanout-type hash)
+APP_ENV=() RC_ARGS=() NS_ARGS=("${NS_FANOUT[@]}")
 setup_enter() {
-	OFFER=nic_offer APP_ENV=() RC_ARGS=()
+	OFFER=nic_offer APP_ENV=() RC_ARGS=() NS_ARGS=("${NS_FANOUT[@]}")
 	case $1 in
 	af_stock)
 		nic_bind e1000e; SETUP_LIB=system ;;
@@ -265,6 +285,16 @@ setup_enter() {
 	e1k_rccl)
 		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
 		RC_ARGS=(-C "$CLUSTER") ;;
+	zc_zc)
+		# The mode does not matter to a zero-copy queue (its frames go
+		# to its reader in every mode): 2, as zc_copy.
+		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
+		RC_ARGS=(-z) ;;
+	zc_copy)
+		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
+	zc_af)
+		nic_bind e1000e; echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system
+		NS_ARGS=() ;;
 	vio_*)
 		vio_enter "$1" ;;
 	esac
@@ -421,6 +451,22 @@ multi_runs() {
 		*) kind=tcpdump ;;
 		esac
 		run multi "$setup" 64 "$kind" - "$procs" default default "$2"
+	done
+}
+
+# zc_runs REP: zero-copy against copy mode (one ringcount per RX queue of
+# the 82574L) and AF_PACKET (one netsniff-ng), each frame size
+zc_runs() {
+	local setup size kind procs
+	for setup in $ZC_SETUPS; do
+		setup_enter "$setup"
+		case $setup in
+		zc_af) kind=netsniff procs=1 ;;
+		*) kind=ringcount_q procs=$ZC_QUEUES ;;
+		esac
+		for size in $ZC_SIZES; do
+			run zerocopy "$setup" "$size" "$kind" - "$procs" default default "$1"
+		done
 	done
 }
 
@@ -583,7 +629,8 @@ for setup in $SETUPS; do
 done
 part e1000e && planned=$((planned + 2))
 planned=$((planned + $(wc_w $VIO_SETUPS) * $(wc_w $VIO_SIZES) +
-	$(wc_w $MULTI_NICS) * $(wc_w $MULTI_RUNS)))
+	$(wc_w $MULTI_NICS) * $(wc_w $MULTI_RUNS) +
+	$(wc_w $ZC_SETUPS) * $(wc_w $ZC_SIZES)))
 planned=$((planned * REPS))
 
 nic_find
@@ -627,6 +674,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	fi
 	vio_runs "$rep"
 	for nic in $MULTI_NICS; do multi_runs "$nic" "$rep"; done
+	zc_runs "$rep"
 done
 ! part sim || sim_bench
 ! part explain || explain_runs

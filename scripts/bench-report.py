@@ -46,6 +46,11 @@ SETUP_NAMES = {
     "e1k_cluster": "ringcap_e1000e mode 2, cluster 1:flow: tcpdumps sharing",
     "e1k_rccl": "ringcap_e1000e mode 2, cluster 1:flow: ringcounts sharing",
     "e1k_fanout": "e1000e + netsniff-ng, AF_PACKET fanout hash: sharing",
+    "zc_zc": "ringcap_e1000e zero-copy: 2 ringcount -z, one per RX queue",
+    "zc_copy": "ringcap_e1000e mode 2 copy mode: 2 ringcounts, one per RX "
+               "queue",
+    "zc_af": "e1000e + netsniff-ng (AF_PACKET, TPACKET_V3), one process, "
+             "all queues",
 }
 ORDER = list(SETUP_NAMES)
 
@@ -289,9 +294,14 @@ def report(d):
                          "total of offered", "NIC delivered",
                          "total / NIC delivered", "path"], t))
 
+    g = groups(rows, "zerocopy")
+    if g:
+        md.append(zerocopy(g))
+
     sim_path = os.path.join(d, "sim.csv")
-    if os.path.exists(sim_path) and load(sim_path):
-        sim = load(sim_path)
+    # A run without the sim part still writes sim.csv's header.
+    sim = load(sim_path) if os.path.exists(sim_path) else []
+    if sim:
         md.append("\n### Sim device: the capture path without NIC emulation "
                   "(1 and 3 readers, each reader gets every frame)\n\n")
         names = {"sim_af": "AF_PACKET (tcpdump)", "sim_m0": "ringcap mode 0 "
@@ -312,10 +322,95 @@ def report(d):
                          "reader", "kernel ns per captured frame",
                          "kernel ns per injected frame"], t))
 
-    md.append(targets(rows, sim if os.path.exists(sim_path) else []))
+    md.append(targets(rows, sim))
     md.append(bench_explain.section(d, SETUP_NAMES))
     md.append(headline(rows))
     return "".join(md), plots
+
+
+def verdict(what, a, b, op, want, detail):
+    """one target line: the ratio a / b against want (None: no target)"""
+    if a is None or not b:
+        return "- %s: not measured in this run (%s)\n" % (what, detail)
+    x = a / b
+    if want is None:
+        return "- %s: %s: %.2fx (no target)\n" % (what, detail, x)
+    ok = x >= want if op == ">=" else x < want
+    # Enough digits that a ratio next to its target reads right.
+    f = "%.3f" if round(x, 2) == want else "%.2f"
+    return (("- %s: %s: **" + f + "x** (target %s %.2fx): **%s**\n")
+            % (what, detail, x, op, want, "met" if ok else "not met"))
+
+
+# Zero-copy against copy mode at 1500 B: the zero-copy issue's target.
+ZC_TARGET = (1500, 1.15)
+
+
+def zerocopy(g):
+    """figure zerocopy: total shares, and the ratios of their medians"""
+    sizes = sorted({k[1] for k in g})
+    md = ["\n### Zero-copy against copy mode and AF_PACKET (82574L, 64 "
+          "flows over its two RX queues)\n\n"
+          "Total share: what all processes of a run captured together, "
+          "of the offered frames (two ringcounts, one per RX queue, for "
+          "zero-copy and copy mode; one netsniff-ng on all queues for "
+          "AF_PACKET); NIC delivered in brackets, the ringcap path after "
+          "the slash, then each process's share (median; process i on "
+          "queue i).\n\n"]
+    t = []
+    for s_ in setups_in(g):
+        cells = []
+        for z in sizes:
+            src = by(g, s_, size=z)
+            if not src:
+                cells.append("-")
+                continue
+            p = int(src[0]["procs"])
+            per = [statistics.median(
+                int(r["captured_per_proc"].split(";")[i]) / float(r["offered"])
+                for r in src) for i in range(p)]
+            cells.append("%s [%s] / %s; %s" % (
+                cell([total_share(r) for r in src]),
+                cell([nic_share(r) for r in src]), paths(src),
+                " + ".join("%.1f%%" % (100 * x) for x in per)))
+        t.append([SETUP_NAMES[s_]] + cells)
+    md.append(table(["set-up"] + ["%d B" % z for z in sizes], t))
+
+    def shares(setup, z):
+        """{rep: total share} of one set-up and size"""
+        return {r["rep"]: total_share(r)["share"]
+                for r in by(g, setup, size=z) or []}
+
+    md.append("\nRatios of the median total shares; in brackets the "
+              "range of the ratios within a repetition (the set-ups of "
+              "one repetition run one after the other).\n\n")
+    t, lines = [], []
+    for z in sizes:
+        zc, cp, af = (shares(s_, z) for s_ in ("zc_zc", "zc_copy", "zc_af"))
+        row = ["%d B" % z]
+        for other in (cp, af):
+            reps = sorted(set(zc) & set(other))
+            per = [zc[r] / other[r] for r in reps if other[r]]
+            if not zc or not other or not statistics.median(other.values()):
+                row.append("-")
+                continue
+            x = statistics.median(zc.values()) / statistics.median(
+                other.values())
+            row.append("%.2fx" % x + (" (%.2f-%.2f)" % (min(per), max(per))
+                                      if len(per) > 1 else ""))
+        t.append(row)
+        if zc or cp:
+            a = statistics.median(zc.values()) if zc else None
+            b = statistics.median(cp.values()) if cp else None
+            lines.append(verdict(
+                "82574L %d B, zero-copy against copy mode (total share, two "
+                "ringcounts one per queue)" % z, a, b, ">=",
+                ZC_TARGET[1] if z == ZC_TARGET[0] else None,
+                "%s against %s" % (pct(a), pct(b))))
+    md.append(table(["size", "zero-copy / copy mode",
+                     "zero-copy / AF_PACKET"], t))
+    md.append("\n" + "".join(lines))
+    return "".join(md)
 
 
 def targets(rows, sim):
@@ -323,18 +418,7 @@ def targets(rows, sim):
     out = []
 
     def line(what, a, b, op, want, detail):
-        if a is None or not b:
-            out.append("- %s: not measured in this run (%s)\n" % (what, detail))
-            return
-        x = a / b
-        if want is None:
-            out.append("- %s: %s: %.2fx (no target)\n" % (what, detail, x))
-            return
-        ok = x >= want if op == ">=" else x < want
-        # Enough digits that a ratio next to its target reads right.
-        f = "%.3f" if round(x, 2) == want else "%.2f"
-        out.append(("- %s: %s: **" + f + "x** (target %s %.2fx): **%s**\n")
-                   % (what, detail, x, op, want, "met" if ok else "not met"))
+        out.append(verdict(what, a, b, op, want, detail))
 
     def share(fig, setup, fn=None, **want):
         src = by(groups(rows, fig), setup, **want)

@@ -11,7 +11,8 @@
 #   RINGCAP_BENCH_KERNEL=KVER           another kernel than the 6.1 one
 #   RINGCAP_BENCH_FRAMES, _REPS         override the matrix's
 #   RINGCAP_BENCH_PARTS                 only these parts (e1000e virtio
-#                                       multi sim explain; default all,
+#                                       multi zerocopy sim explain;
+#                                       default all,
 #                                       quick without explain)
 #
 # Results: bench/results/<date>-<matrix>/ (results.csv, sim.csv,

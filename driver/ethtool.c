@@ -60,6 +60,7 @@ static const struct rce_stat rce_txq_stats[] = {
 	RCE_TXQ("packets", packets),
 	RCE_TXQ("bytes", bytes),
 	RCE_TXQ_XMIT("busy", busy),
+	RCE_TXQ_XMIT("ring_frames", ring_frames),
 	RCE_TXQ("cleaned", cleaned),
 };
 

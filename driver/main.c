@@ -184,6 +184,13 @@ static void rce_sw_free(struct rce_adapter *ad)
 	free_netdev(ad->netdev);
 }
 
+/* What we offer ringcap beyond ringcap_rx(): zc.c, tx.c. */
+static const struct ringcap_drv_ops rce_ringcap_ops = {
+	.zc_start = rce_zc_start,
+	.zc_stop = rce_zc_stop,
+	.tx_frames = rce_tx_frames,
+};
+
 static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct net_device *netdev;
@@ -240,7 +247,7 @@ static int rce_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_vectors;
 
 	rtnl_lock();
-	rd = ringcap_register_dev(netdev, RCE_NUM_RXQ, &rce_zc_ops);
+	rd = ringcap_register_dev(netdev, RCE_NUM_RXQ, &rce_ringcap_ops);
 	if (!IS_ERR(rd))
 		rcu_assign_pointer(ad->rd, rd);
 	rtnl_unlock();

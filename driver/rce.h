@@ -117,12 +117,17 @@ struct rce_tx_ring {
 	unsigned int		count;
 	unsigned int		next_to_use;	/* xmit side */
 	unsigned int		next_to_clean;	/* NAPI side */
-	struct rce_tx_buf	*bufs;
+	struct rce_tx_buf	*bufs;		/* skb NULL: a ring frame */
+	/* A buffer per descriptor, mapped once, for ringcap's TX ring. */
+	struct page		**pages;	/* two buffers per page */
+	dma_addr_t		*page_dma;
+	unsigned int		nr_pages;
 	struct napi_struct	napi;
 	u32			irq_bit;
 	struct rce_tx_stats	stats;
 	/* Counted on the xmit side, which may run beside the poll. */
 	atomic_long_t		busy;
+	atomic_long_t		ring_frames;	/* from ringcap TX rings */
 	char			irq_name[IFNAMSIZ + 8];
 };
 
@@ -212,6 +217,8 @@ int rce_tx_setup(struct rce_adapter *ad);
 void rce_tx_configure(struct rce_adapter *ad);
 void rce_tx_free(struct rce_adapter *ad);
 netdev_tx_t rce_xmit(struct sk_buff *skb, struct net_device *netdev);
+int rce_tx_frames(struct net_device *netdev, const struct ringcap_tx_frame *f,
+		  unsigned int n);
 int rce_tx_poll(struct napi_struct *napi, int budget);
 
 /* rx.c */
@@ -223,7 +230,9 @@ unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget);
 bool rce_rx_pending(struct rce_rx_ring *rx);
 
 /* zc.c */
-extern const struct ringcap_zc_ops rce_zc_ops;
+int rce_zc_start(struct net_device *netdev, unsigned int q,
+		 struct ringcap_zc *zc);
+void rce_zc_stop(struct net_device *netdev, unsigned int q);
 void rce_zc_apply(struct rce_rx_ring *rx);
 unsigned int rce_zc_rearm(struct rce_rx_ring *rx);
 bool rce_zc_want_irq(struct rce_rx_ring *rx);

@@ -101,8 +101,8 @@ static void rce_zc_switch(struct rce_rx_ring *rx, struct ringcap_zc *zc)
 	wait_for_completion(&rx->zc_switched);
 }
 
-static int rce_zc_start(struct net_device *netdev, unsigned int q,
-			struct ringcap_zc *zc)
+int rce_zc_start(struct net_device *netdev, unsigned int q,
+		 struct ringcap_zc *zc)
 {
 	struct rce_adapter *ad = netdev_priv(netdev);
 	struct rce_rx_ring *rx = &ad->rx[q];
@@ -128,7 +128,7 @@ static int rce_zc_start(struct net_device *netdev, unsigned int q,
 	return 0;
 }
 
-static void rce_zc_stop(struct net_device *netdev, unsigned int q)
+void rce_zc_stop(struct net_device *netdev, unsigned int q)
 {
 	struct rce_adapter *ad = netdev_priv(netdev);
 
@@ -149,8 +149,3 @@ void rce_zc_down(struct rce_rx_ring *rx)
 	rx->zc = NULL;
 	WRITE_ONCE(rx->zc_next, NULL);
 }
-
-const struct ringcap_zc_ops rce_zc_ops = {
-	.zc_start = rce_zc_start,
-	.zc_stop = rce_zc_stop,
-};

@@ -17,7 +17,8 @@
  * ringcap_register_dev - declare a net_device as ringcap-aware
  * @dev: a registered net_device
  * @nr_rxq: how many RX queues the driver will report frames from
- * @zc_ops: the driver's zero-copy receive, or NULL (<ringcap/driver.h>)
+ * @ops: what the driver offers beyond ringcap_rx() (zero-copy receive, the
+ *	 transmit ring), or NULL (<ringcap/driver.h>)
  *
  * Caller holds rtnl_lock. Sockets already bound to @dev start being fed
  * through ringcap_rx() from now on.
@@ -27,7 +28,7 @@
  */
 struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 					 unsigned int nr_rxq,
-					 const struct ringcap_zc_ops *zc_ops)
+					 const struct ringcap_drv_ops *ops)
 {
 	struct ringcap_dev *rd;
 
@@ -40,13 +41,15 @@ struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 	if (rd->nr_rxq)
 		return ERR_PTR(-EEXIST);
 	rd->nr_rxq = nr_rxq;
-	if (ringcap_zc_register(rd, zc_ops))
+	if (ringcap_zc_register(rd, ops))
 		goto err_nomem;
+	WRITE_ONCE(rd->ops, ops);
 	if (ringcap_dev_open_all(rd))
 		goto err_zc;
 	return rd;
 
 err_zc:
+	WRITE_ONCE(rd->ops, NULL);
 	ringcap_zc_unregister(rd);
 err_nomem:
 	rd->nr_rxq = 0;
@@ -69,6 +72,8 @@ EXPORT_SYMBOL_GPL(ringcap_register_dev);
 void ringcap_unregister_dev(struct ringcap_dev *rd)
 {
 	ASSERT_RTNL();
+	/* No transmit ring calls tx_frames after the grace period below. */
+	WRITE_ONCE(rd->ops, NULL);
 	ringcap_zc_unregister(rd);
 	ringcap_dev_close_all(rd);
 	rd->nr_rxq = 0;

@@ -112,7 +112,13 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	err = ringcap_ring_ensure(rs);
 	if (err)
 		goto out_unlock;
-	if (rs->promisc) {
+	err = ringcap_tx_prepare(rs);
+	if (err)
+		goto out_unlock;
+	err = -EINVAL;
+	if (!rs->capture && rs->zerocopy)
+		goto out_unlock;
+	if (rs->promisc && rs->capture) {
 		err = dev_set_promiscuity(dev, 1);
 		if (err)
 			goto out_unlock;
@@ -125,7 +131,13 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	rs->queue = addr->rc_queue;
 	rs->nic_missed_last = ringcap_dev_missed(dev);
 	rs->nic_dropped = 0;
-	err = rs->zerocopy ? ringcap_zc_bind(rs) : ringcap_dev_bind(rs);
+	ringcap_tx_bind(rs);
+	if (!rs->capture)
+		err = 0;	/* transmit only: no receive path to join */
+	else if (rs->zerocopy)
+		err = ringcap_zc_bind(rs);
+	else
+		err = ringcap_dev_bind(rs);
 	if (err)
 		goto err_unhold;
 	goto out_unlock;
@@ -133,7 +145,7 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 err_unhold:
 	rs->dev = NULL;
 	dev_put(dev);
-	if (rs->promisc)
+	if (rs->promisc && rs->capture)
 		dev_set_promiscuity(dev, -1);
 out_unlock:
 	mutex_unlock(&rs->lock);
@@ -155,10 +167,10 @@ void ringcap_unbind(struct ringcap_sock *rs)
 		return;
 	if (rs->zc)
 		ringcap_zc_unbind(rs);
-	else
+	else if (rs->capture)
 		ringcap_dev_unbind(rs);
 	ringcap_sock_fold_missed(rs);
-	if (rs->promisc)
+	if (rs->promisc && rs->capture)
 		dev_set_promiscuity(dev, -1);
 	rs->dev = NULL;
 	dev_put(dev);

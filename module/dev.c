@@ -159,6 +159,17 @@ struct ringcap_dev *ringcap_dev_find(struct net_device *dev)
 	return NULL;
 }
 
+/* The same under RCU (the transmit ring asks without rtnl). */
+struct ringcap_dev *ringcap_dev_find_rcu(struct net_device *dev)
+{
+	struct ringcap_dev *rd;
+
+	list_for_each_entry_rcu(rd, &ringcap_devs, node)
+		if (rd->dev == dev)
+			return rd;
+	return NULL;
+}
+
 /* The state of @dev, created with an empty set if it has none. */
 struct ringcap_dev *ringcap_dev_get(struct net_device *dev)
 {
@@ -184,7 +195,7 @@ struct ringcap_dev *ringcap_dev_get(struct net_device *dev)
 	rd->pt.dev = dev;
 	rd->pt.func = ringcap_pt_rcv;
 	rd->pt.af_packet_priv = rd;
-	list_add_tail(&rd->node, &ringcap_devs);
+	list_add_tail_rcu(&rd->node, &ringcap_devs);
 	return rd;
 }
 
@@ -198,7 +209,7 @@ void ringcap_dev_put(struct ringcap_dev *rd)
 	ASSERT_RTNL();
 	if (rd->nr_rxq || !list_empty(&rd->socks))
 		return;
-	list_del(&rd->node);
+	list_del_rcu(&rd->node);
 	kfree(rcu_dereference_protected(rd->set, true));
 	kfree_rcu(rd, rcu);
 }

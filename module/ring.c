@@ -53,17 +53,16 @@ static void ringcap_ring_uncharge(struct ringcap_ring *ring)
 	free_uid(ring->user);
 }
 
-/* Returns the ring or an ERR_PTR: -ENOBUFS over RLIMIT_MEMLOCK, -ENOMEM. */
-struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen)
+/*
+ * A header page and data_size bytes, zeroed and charged: what the receive
+ * and the transmit rings are made of. Returns the ring or an ERR_PTR:
+ * -ENOBUFS over RLIMIT_MEMLOCK, -ENOMEM.
+ */
+struct ringcap_ring *ringcap_ring_area(u32 data_size)
 {
 	struct ringcap_ring *ring;
 	struct ringcap_ring_hdr *hdr;
 	int err;
-
-	BUILD_BUG_ON(sizeof(struct ringcap_ring_hdr) > RINGCAP_HDR_BYTES);
-	BUILD_BUG_ON(offsetof(struct ringcap_ring_hdr, producer) != 128);
-	BUILD_BUG_ON(offsetof(struct ringcap_ring_hdr, consumer) != 256);
-	BUILD_BUG_ON(sizeof(struct ringcap_rec) % RINGCAP_REC_ALIGN);
 
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
@@ -78,12 +77,6 @@ struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen)
 					 __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
 	if (!hdr)
 		goto err_uncharge;
-	hdr->magic = RINGCAP_MAGIC;
-	hdr->abi_version = RINGCAP_ABI_VERSION;
-	hdr->rec_hdr_len = sizeof(struct ringcap_rec);
-	hdr->data_offset = RINGCAP_HDR_BYTES;
-	hdr->data_size = data_size;
-	hdr->snaplen = snaplen;
 	ring->hdr = hdr;
 	ring->data = (u8 *)hdr + RINGCAP_HDR_BYTES;
 	ring->data_size = data_size;
@@ -96,6 +89,30 @@ err_free_ring:
 	return ERR_PTR(err);
 }
 
+/* The receive ring; ERR_PTR as ringcap_ring_area(). */
+struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen)
+{
+	struct ringcap_ring *ring;
+	struct ringcap_ring_hdr *hdr;
+
+	BUILD_BUG_ON(sizeof(struct ringcap_ring_hdr) > RINGCAP_HDR_BYTES);
+	BUILD_BUG_ON(offsetof(struct ringcap_ring_hdr, producer) != 128);
+	BUILD_BUG_ON(offsetof(struct ringcap_ring_hdr, consumer) != 256);
+	BUILD_BUG_ON(sizeof(struct ringcap_rec) % RINGCAP_REC_ALIGN);
+
+	ring = ringcap_ring_area(data_size);
+	if (IS_ERR(ring))
+		return ring;
+	hdr = ring->hdr;
+	hdr->magic = RINGCAP_MAGIC;
+	hdr->abi_version = RINGCAP_ABI_VERSION;
+	hdr->rec_hdr_len = sizeof(struct ringcap_rec);
+	hdr->data_offset = RINGCAP_HDR_BYTES;
+	hdr->data_size = data_size;
+	hdr->snaplen = snaplen;
+	return ring;
+}
+
 void ringcap_ring_free(struct ringcap_ring *ring)
 {
 	if (!ring)
@@ -106,17 +123,20 @@ void ringcap_ring_free(struct ringcap_ring *ring)
 }
 
 /*
- * Map the whole ring, header first. The pages are inserted one by one
- * rather than with remap_vmalloc_range(), which wants the area allocated by
- * vmalloc_user(); that one cannot charge a memory cgroup.
+ * Map the whole ring, header first, at file offset pgoff pages. The pages
+ * are inserted one by one rather than with remap_vmalloc_range(), which
+ * wants the area allocated by vmalloc_user(); that one cannot charge a
+ * memory cgroup.
  */
-int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma)
+int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma,
+		      unsigned long pgoff)
 {
 	u8 *kaddr = (u8 *)ring->hdr;
 	size_t off;
 	int err;
 
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != ring->mmap_size)
+	if (vma->vm_pgoff != pgoff ||
+	    vma->vm_end - vma->vm_start != ring->mmap_size)
 		return -EINVAL;
 	/* mremap() must not grow it, nor a core dump copy it. */
 	ringcap_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);

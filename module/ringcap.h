@@ -81,6 +81,9 @@ struct ringcap_sock {
 	bool promisc;
 	bool zerocopy;			/* RINGCAP_ZEROCOPY, set before bind */
 	struct ringcap_zc *zc;		/* zero-copy binding, under rtnl and lock */
+	bool capture;			/* RINGCAP_CAPTURE, set before bind */
+	u32 tx_size;			/* RINGCAP_TX_RING_SIZE, 0: none */
+	struct ringcap_tx *tx;		/* the transmit ring (tx.c), set once */
 
 	/* producer side, under prod_lock */
 	spinlock_t prod_lock;
@@ -157,14 +160,16 @@ struct ringcap_dev {
 	bool xdp_native;		/* the driver has native XDP */
 	int xdp_error;			/* the reader's failed attach, errno */
 	/* zero-copy (zerocopy.c), under rtnl */
-	const struct ringcap_zc_ops *zc_ops;	/* aware drivers that offer it */
+	const struct ringcap_drv_ops *ops;	/* what the aware driver offers, or NULL */
 	struct ringcap_zc **zc;		/* per RX queue, while registered */
 };
 
 /* ring.c */
+struct ringcap_ring *ringcap_ring_area(u32 data_size);
 struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen);
 void ringcap_ring_free(struct ringcap_ring *ring);
-int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma);
+int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma,
+		      unsigned long pgoff);
 bool ringcap_ring_consumer_ok(const struct ringcap_ring *ring, u64 cons);
 struct ringcap_rec *ringcap_ring_reserve(struct ringcap_ring *ring, u32 caplen,
 					 u32 *rec_len, bool *bad_consumer);
@@ -189,6 +194,7 @@ bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring);
 
 /* dev.c */
 struct ringcap_dev *ringcap_dev_find(struct net_device *dev);
+struct ringcap_dev *ringcap_dev_find_rcu(struct net_device *dev);
 struct ringcap_dev *ringcap_dev_get(struct net_device *dev);
 void ringcap_dev_put(struct ringcap_dev *rd);
 unsigned int ringcap_dev_nr_queues(struct net_device *dev);
@@ -203,12 +209,22 @@ bool ringcap_set_deliver(struct ringcap_dev_set *set, struct ringcap_frame *f,
 void ringcap_frame_meta(struct ringcap_frame *f,
 			const struct ringcap_rx_meta *meta);
 
+/* tx.c */
+int ringcap_tx_prepare(struct ringcap_sock *rs);
+void ringcap_tx_bind(struct ringcap_sock *rs);
+void ringcap_tx_free(struct ringcap_sock *rs);
+int ringcap_tx_info(struct ringcap_sock *rs, struct ringcap_ring_info *info);
+int ringcap_tx_stats(struct ringcap_sock *rs, struct ringcap_tx_stats *st);
+int ringcap_tx_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma);
+int ringcap_tx_kick(struct ringcap_sock *rs);
+__poll_t ringcap_tx_poll(struct ringcap_sock *rs, __poll_t asked);
+
 /* zerocopy.c */
 int ringcap_zc_bind(struct ringcap_sock *rs);
 void ringcap_zc_unbind(struct ringcap_sock *rs);
 bool ringcap_zc_queue_taken(struct ringcap_dev *rd, u16 queue);
 int ringcap_zc_register(struct ringcap_dev *rd,
-			const struct ringcap_zc_ops *ops);
+			const struct ringcap_drv_ops *ops);
 void ringcap_zc_unregister(struct ringcap_dev *rd);
 int ringcap_zc_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma);
 void ringcap_zc_poll(struct ringcap_sock *rs);

@@ -23,6 +23,7 @@ static struct proto ringcap_proto = {
 
 static void ringcap_sk_destruct(struct sock *sk)
 {
+	ringcap_tx_free(ringcap_sk(sk));
 	ringcap_ring_free(ringcap_sk(sk)->ring);
 	put_pid(ringcap_sk(sk)->pid);
 }
@@ -63,10 +64,23 @@ static int ringcap_mmap(struct file *file, struct socket *sock,
 
 	if (vma->vm_pgoff == RINGCAP_ZC_MMAP_OFFSET >> PAGE_SHIFT)
 		return ringcap_zc_mmap(rs, vma);
+	if (vma->vm_pgoff == RINGCAP_TX_MMAP_OFFSET >> PAGE_SHIFT)
+		return ringcap_tx_mmap(rs, vma);
 	ring = ringcap_sock_ring(rs);
 	if (IS_ERR(ring))
 		return PTR_ERR(ring);
-	return ringcap_ring_mmap(ring, vma);
+	return ringcap_ring_mmap(ring, vma, 0);
+}
+
+/*
+ * Frames go out through the transmit ring only: a send of zero bytes is
+ * its kick, anything else EINVAL.
+ */
+static int ringcap_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	if (len)
+		return -EINVAL;
+	return ringcap_tx_kick(ringcap_sk(sock->sk));
 }
 
 static __poll_t ringcap_poll(struct file *file, struct socket *sock,
@@ -77,6 +91,7 @@ static __poll_t ringcap_poll(struct file *file, struct socket *sock,
 	__poll_t mask = 0;
 
 	sock_poll_wait(file, sock, wait);
+	mask |= ringcap_tx_poll(rs, poll_requested_events(wait));
 	/* sk_err is cleared by SO_ERROR; a lost device stays an error. */
 	if (smp_load_acquire(&rs->gone) || READ_ONCE(rs->sk.sk_err))
 		mask |= EPOLLERR;
@@ -106,7 +121,7 @@ static struct proto_ops ringcap_ops = {
 	.shutdown = sock_no_shutdown,
 	.setsockopt = ringcap_setsockopt,
 	.getsockopt = ringcap_getsockopt,
-	.sendmsg = sock_no_sendmsg,
+	.sendmsg = ringcap_sendmsg,
 	.recvmsg = sock_no_recvmsg,
 	.mmap = ringcap_mmap,
 };
@@ -122,6 +137,7 @@ static void ringcap_sock_defaults(struct ringcap_sock *rs)
 			    READ_ONCE(ringcap_max_ring_mem));
 	rs->snaplen = RINGCAP_SNAPLEN_FOR_RING(rs->ring_size);
 	rs->promisc = true;
+	rs->capture = true;
 	rs->pid = get_pid(task_tgid(current));
 	ringcap_wakeup_init(rs);
 }

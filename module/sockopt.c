@@ -38,6 +38,18 @@ static int ringcap_set_snaplen(struct ringcap_sock *rs, u32 val)
 	return 0;
 }
 
+/* As RINGCAP_RING_SIZE, or 0 for none; fixed once the ring exists. */
+static int ringcap_set_tx_size(struct ringcap_sock *rs, u32 val)
+{
+	if (val && (val < RINGCAP_RING_SIZE_FLOOR || !is_power_of_2(val) ||
+		    val > READ_ONCE(ringcap_max_ring_mem)))
+		return -EINVAL;
+	if (rs->tx || rs->dev || rs->gone)
+		return -EBUSY;
+	rs->tx_size = val;
+	return 0;
+}
+
 /* A 0/1 option that bind acts on, so fixed from then on. */
 static int ringcap_set_flag(struct ringcap_sock *rs, u32 val, bool *flag)
 {
@@ -106,7 +118,8 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 	if (optlen != sizeof(val))
 		return (optname >= RINGCAP_RING_SIZE &&
 			optname <= RINGCAP_PROMISC) ||
-		       optname == RINGCAP_ZEROCOPY ? -EINVAL : -ENOPROTOOPT;
+		       (optname >= RINGCAP_ZEROCOPY &&
+			optname <= RINGCAP_CAPTURE) ? -EINVAL : -ENOPROTOOPT;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
 		return -EFAULT;
 
@@ -136,6 +149,12 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 	case RINGCAP_ZEROCOPY:
 		err = ringcap_set_flag(rs, val, &rs->zerocopy);
 		break;
+	case RINGCAP_CAPTURE:
+		err = ringcap_set_flag(rs, val, &rs->capture);
+		break;
+	case RINGCAP_TX_RING_SIZE:
+		err = ringcap_set_tx_size(rs, val);
+		break;
 	default:
 		err = -ENOPROTOOPT;
 	}
@@ -159,10 +178,11 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 	struct ringcap_ring_info info;
 	struct ringcap_cluster cl;
 	struct ringcap_path path;
+	struct ringcap_tx_stats txst;
 	struct ringcap_stats st;
 	struct ringcap_ring *ring;
 	const void *src;
-	int len;
+	int len, err;
 	u32 val;
 
 	if (level != SOL_RINGCAP)
@@ -191,6 +211,26 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 	case RINGCAP_ZEROCOPY:
 		val = rs->zerocopy;
 		break;
+	case RINGCAP_CAPTURE:
+		val = rs->capture;
+		break;
+	case RINGCAP_TX_RING_SIZE:
+		val = READ_ONCE(rs->tx_size);
+		break;
+	case RINGCAP_TX_INFO:
+		err = ringcap_tx_info(rs, &info);
+		if (err)
+			return err;
+		src = &info;
+		len = len < (int)sizeof(info) ? -1 : (int)sizeof(info);
+		goto copy;
+	case RINGCAP_TX_STATS:
+		err = ringcap_tx_stats(rs, &txst);
+		if (err)
+			return err;
+		src = &txst;
+		len = len < (int)sizeof(txst) ? -1 : (int)sizeof(txst);
+		goto copy;
 	case RINGCAP_ABI:
 		val = RINGCAP_ABI_VERSION;
 		break;

@@ -246,16 +246,14 @@ void ringcap_zc_gone(struct ringcap_zc *zc)
 }
 EXPORT_SYMBOL_GPL(ringcap_zc_gone);
 
+/* A driver that offers zero-copy gets a slot per RX queue. */
 int ringcap_zc_register(struct ringcap_dev *rd,
-			const struct ringcap_zc_ops *ops)
+			const struct ringcap_drv_ops *ops)
 {
-	if (!ops)
+	if (!ops || !ops->zc_start)
 		return 0;
 	rd->zc = kcalloc(rd->nr_rxq, sizeof(*rd->zc), GFP_KERNEL);
-	if (!rd->zc)
-		return -ENOMEM;
-	rd->zc_ops = ops;
-	return 0;
+	return rd->zc ? 0 : -ENOMEM;
 }
 
 /* The driver goes: its queues feed no one any more (ringcap_unregister_dev). */
@@ -269,7 +267,6 @@ void ringcap_zc_unregister(struct ringcap_dev *rd)
 			ringcap_zc_kill(rd->zc[q]);
 	kfree(rd->zc);
 	rd->zc = NULL;
-	rd->zc_ops = NULL;
 }
 
 bool ringcap_zc_queue_taken(struct ringcap_dev *rd, u16 queue)
@@ -296,7 +293,7 @@ int ringcap_zc_bind(struct ringcap_sock *rs)
 	int err;
 
 	ASSERT_RTNL();
-	if (!rd || !rd->zc_ops)
+	if (!rd || !rd->zc)
 		return -EOPNOTSUPP;
 	if (rs->queue == RINGCAP_QUEUE_ANY || rs->cluster.id)
 		return -EINVAL;
@@ -317,7 +314,7 @@ int ringcap_zc_bind(struct ringcap_sock *rs)
 	zc->queue = rs->queue;
 	spin_lock_init(&zc->kick_lock);
 	rs->zc = zc;
-	err = rd->zc_ops->zc_start(rs->dev, rs->queue, zc);
+	err = rd->ops->zc_start(rs->dev, rs->queue, zc);
 	if (err) {
 		rs->zc = NULL;
 		refcount_set(&zc->ref, 1);
@@ -340,7 +337,7 @@ void ringcap_zc_unbind(struct ringcap_sock *rs)
 	ASSERT_RTNL();
 	if (!zc->dead) {
 		/* The driver re-arms every buffer and forgets zc. */
-		zc->rd->zc_ops->zc_stop(rs->dev, zc->queue);
+		zc->rd->ops->zc_stop(rs->dev, zc->queue);
 		zc->rd->zc[zc->queue] = NULL;
 		zc->rd = NULL;
 		WRITE_ONCE(zc->dead, true);

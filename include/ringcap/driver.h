@@ -26,10 +26,12 @@ struct ringcap_rx_meta {
 };
 
 /*
- * Zero-copy receive (module/zerocopy.c): a socket takes one RX queue
- * over and reads the frames in the driver's own buffers, mapped into its
- * process. The driver offers it by passing ops to ringcap_register_dev().
+ * What a driver may offer beyond ringcap_rx(), in struct ringcap_drv_ops
+ * passed to ringcap_register_dev().
  *
+ * Zero-copy receive (module/zerocopy.c): a socket takes one RX queue over
+ * and reads the frames in the driver's own buffers, mapped into its
+ * process.
  * zc_start (RTNL held): hand queue @q to @zc. The driver first describes
  * its buffers with ringcap_zc_set_bufs() (and fails with what that
  * returns), then, once no earlier frame of the queue is in flight, sends
@@ -38,18 +40,30 @@ struct ringcap_rx_meta {
  * the device is down, -EBUSY if the queue is taken.
  * zc_stop (RTNL held): the reader is gone; return every buffer to the NIC
  * and the queue to the stack. Not called after ringcap_zc_gone().
- *
  * The driver calls ringcap_zc_gone() when the queue's buffers go away
  * (device down, removal) after the NIC stopped writing them and before
  * it frees them: the module keeps the pages until the reader lets them
  * go, the socket reports ENODEV, and the driver never hears of @zc again.
+ *
+ * Transmit ring (module/tx.c): tx_frames puts up to @n frames, in order,
+ * into the NIC's TX descriptors without an skb, copying each before it
+ * returns, and returns how many it took (fewer when its ring is full:
+ * the rest are offered again later) or -ENETDOWN. Process context, no
+ * locks held; it may be called for any registered device.
  */
 struct ringcap_zc;
 
-struct ringcap_zc_ops {
+struct ringcap_tx_frame {
+	const void *data;
+	unsigned int len;
+};
+
+struct ringcap_drv_ops {
 	int (*zc_start)(struct net_device *dev, unsigned int q,
 			struct ringcap_zc *zc);
 	void (*zc_stop)(struct net_device *dev, unsigned int q);
+	int (*tx_frames)(struct net_device *dev,
+			 const struct ringcap_tx_frame *f, unsigned int n);
 };
 
 struct ringcap_zc_bufs {
@@ -62,7 +76,7 @@ struct ringcap_zc_bufs {
 
 struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 					 unsigned int nr_rxq,
-					 const struct ringcap_zc_ops *zc_ops);
+					 const struct ringcap_drv_ops *ops);
 void ringcap_unregister_dev(struct ringcap_dev *rd);
 /*
  * What ringcap_rx() did with a frame; the driver acts on RINGCAP_RX_STACK

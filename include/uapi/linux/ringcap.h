@@ -72,6 +72,8 @@ struct sockaddr_ringcap {
 #define RINGCAP_TIMEOUT_US	4	/* m: signal m us after the first unsignalled frame, 0: never */
 #define RINGCAP_PROMISC		5	/* 0 or 1 (default 1), set before bind (else EBUSY) */
 #define RINGCAP_ZEROCOPY	8	/* 0 or 1 (default 0), set before bind (else EBUSY); see below */
+#define RINGCAP_TX_RING_SIZE	9	/* transmit ring data bytes, 0 (default: none) or as RING_SIZE; before bind (else EBUSY); see below */
+#define RINGCAP_CAPTURE		10	/* 0 or 1 (default 1), before bind (else EBUSY): 0 binds to transmit only */
 /* struct-sized */
 #define RINGCAP_CLUSTER		6	/* struct ringcap_cluster, set before bind (else EBUSY) */
 #define RINGCAP_XDP_LINK	7	/* struct ringcap_xdp_link, write-only, after bind */
@@ -80,6 +82,8 @@ struct sockaddr_ringcap {
 #define RINGCAP_STATS		17	/* struct ringcap_stats */
 #define RINGCAP_ABI		18	/* __u32 RINGCAP_ABI_VERSION */
 #define RINGCAP_PATH		19	/* struct ringcap_path */
+#define RINGCAP_TX_INFO		20	/* struct ringcap_ring_info of the transmit ring */
+#define RINGCAP_TX_STATS	21	/* struct ringcap_tx_stats */
 
 /*
  * Limits of the options above; a value outside them is EINVAL. The module
@@ -256,6 +260,96 @@ struct ringcap_xdp_meta {
  * pages stay the process's until it unmaps them and are not reused.
  */
 #define RINGCAP_ZC_MMAP_OFFSET	0x80000000ULL
+
+/*
+ * Transmit ring (RINGCAP_TX_RING_SIZE, a power of two as RING_SIZE, set
+ * before bind). The application writes frames into it and the kernel
+ * sends them out of the bound device, in order:
+ *
+ *   getsockopt(fd, SOL_RINGCAP, RINGCAP_TX_INFO) -> struct ringcap_ring_info
+ *   mmap(NULL, info.mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+ *        RINGCAP_TX_MMAP_OFFSET)
+ *
+ * offset 0 of that mapping is a struct ringcap_tx_hdr (one page), and
+ * data_offset the data area: records packed as in the receive ring, each
+ * a struct ringcap_tx_rec followed by len bytes of frame (from its
+ * Ethernet header, without FCS), the whole rounded up to RINGCAP_REC_ALIGN;
+ * a record never wraps (RINGCAP_TX_PAD covers the rest of the area, and
+ * the next record starts at offset 0). Positions are free-running byte
+ * counts, as in the receive ring, here with the roles swapped: the
+ * application writes records, then stores producer with release
+ * semantics; the kernel takes the records below it in order and stores
+ * completion with release semantics once it is done with them (each frame
+ * copied out, into the driver's buffers or an skb): the space below
+ * completion is the application's again.
+ *
+ * Kick: sendto(fd, NULL, 0, 0, NULL, 0) (or send()/write() of 0 bytes), or
+ * poll() asking for POLLOUT: the kernel sends what lies between completion
+ * and producer before it returns. It never waits: when the device's queue
+ * is full it stops (tx_full counted) and the rest waits for the next kick.
+ * poll() reports POLLOUT while the ring has room. A kick fails with ENXIO
+ * on a socket without a transmit ring, ENOTCONN before bind and ENODEV
+ * once the device went away; getsockopt(RINGCAP_TX_INFO, _TX_STATS) and
+ * mmap without a ring: ENXIO. A data send() (length > 0): EINVAL.
+ *
+ * Refused and counted, never sent: a frame shorter than an Ethernet
+ * header or longer than hdr->frame_max (the device's MTU plus an Ethernet
+ * and a VLAN header, at bind) (refused_len), or one while the device is
+ * down (refused_down). A producer the kernel cannot use (unaligned, more
+ * than data_size ahead of completion, behind it) or a record that does
+ * not fit sends nothing: the kick fails with EINVAL and bad_producer
+ * counts it.
+ *
+ * On an aware driver that offers it (ringcap_e1000e), frames go straight
+ * into the NIC's TX descriptors from buffers the driver mapped once, with
+ * no skb; elsewhere each becomes an skb handed to the device's queue
+ * (__dev_direct_xmit: no qdisc, as AF_PACKET's PACKET_QDISC_BYPASS).
+ * A socket with RINGCAP_CAPTURE 0 captures nothing (it joins no device
+ * set, steals no frame in mode 2, needs no receive path) and can only
+ * transmit; its receive ring still exists and stays empty.
+ */
+#define RINGCAP_TX_MMAP_OFFSET	0xc0000000ULL
+#define RINGCAP_TX_MAGIC	0x58544352	/* "RCTX" little-endian */
+
+#define RINGCAP_TX_PAD		0x0001	/* skip to the start of the data area */
+
+struct ringcap_tx_rec {
+	__u32	rec_len;	/* bytes from this record to the next */
+	__u16	flags;		/* RINGCAP_TX_PAD */
+	__u16	__pad;
+	__u32	len;		/* frame bytes following this header */
+	__u32	__reserved;
+};
+
+struct ringcap_tx_hdr {
+	/* 0: read-only description */
+	__u32	magic;
+	__u16	abi_version;
+	__u16	rec_hdr_len;	/* sizeof(struct ringcap_tx_rec) */
+	__u32	data_offset;
+	__u32	data_size;
+	__u32	frame_max;
+	__u32	__pad0[27];
+	/* 128: kernel-written line */
+	__u64	completion;
+	__u64	sent;
+	__u64	refused;	/* refused_len + refused_down */
+	__u64	full;
+	__u64	__pad1[12];
+	/* 256: application-written line */
+	__u64	producer;
+	__u64	__pad2[15];
+};
+
+/* Counters since the transmit ring was set up. */
+struct ringcap_tx_stats {
+	__u64	sent;		/* frames handed to the device */
+	__u64	refused_len;	/* too short or too long */
+	__u64	refused_down;	/* the device was down */
+	__u64	full;		/* kicks that stopped at a full device queue */
+	__u64	bad_producer;	/* kicks refused for an unusable producer */
+	__u64	kicks;
+};
 
 struct ringcap_ring_info {
 	__u64	mmap_size;

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The transmit ring (uapi/linux/ringcap.h): the application writes
+ * frames, a kick (a zero-length send, or poll() for POLLOUT) sends what
+ * lies between completion and producer, in order, out of the bound
+ * device: straight into an aware driver's TX descriptors
+ * (ringcap_drv_ops.tx_frames), elsewhere as skbs handed to the device's
+ * queue without a qdisc.
+ *
+ * The kernel reads the user-written records once each into its own
+ * variables and checks them before use, as it does the receive ring's
+ * consumer: nothing written there can steer a read outside the area. One
+ * kick at a time (tx->lock), under rs->lock so that the device stays
+ * bound; a kick never waits for the device.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include "ringcap.h"
+
+/* Frames handed to the device per call, and between reschedules. */
+#define RINGCAP_TX_BATCH	64
+
+struct ringcap_tx {
+	struct ringcap_ring *ring;	/* its header page is a ringcap_tx_hdr */
+	u64 done;			/* completion, the kernel's own copy */
+	u32 frame_max;
+	struct ringcap_tx_stats st;
+	struct mutex lock;		/* one kick at a time */
+};
+
+static struct ringcap_tx_hdr *ringcap_tx_hdr(struct ringcap_tx *tx)
+{
+	return (struct ringcap_tx_hdr *)tx->ring->hdr;
+}
+
+/* The transmit ring, allocated now if the socket asked for one; rs->lock. */
+static struct ringcap_tx *ringcap_tx_ensure(struct ringcap_sock *rs)
+{
+	struct ringcap_tx_hdr *hdr;
+	struct ringcap_tx *tx;
+	struct ringcap_ring *ring;
+
+	BUILD_BUG_ON(sizeof(struct ringcap_tx_hdr) > RINGCAP_HDR_BYTES);
+	BUILD_BUG_ON(offsetof(struct ringcap_tx_hdr, completion) != 128);
+	BUILD_BUG_ON(offsetof(struct ringcap_tx_hdr, producer) != 256);
+	BUILD_BUG_ON(sizeof(struct ringcap_tx_rec) % RINGCAP_REC_ALIGN);
+
+	lockdep_assert_held(&rs->lock);
+	if (rs->tx)
+		return rs->tx;
+	if (!rs->tx_size)
+		return ERR_PTR(-ENXIO);
+	tx = kzalloc(sizeof(*tx), GFP_KERNEL_ACCOUNT);
+	if (!tx)
+		return ERR_PTR(-ENOMEM);
+	ring = ringcap_ring_area(rs->tx_size);
+	if (IS_ERR(ring)) {
+		kfree(tx);
+		return ERR_CAST(ring);
+	}
+	tx->ring = ring;
+	mutex_init(&tx->lock);
+	hdr = ringcap_tx_hdr(tx);
+	hdr->magic = RINGCAP_TX_MAGIC;
+	hdr->abi_version = RINGCAP_ABI_VERSION;
+	hdr->rec_hdr_len = sizeof(struct ringcap_tx_rec);
+	hdr->data_offset = RINGCAP_HDR_BYTES;
+	hdr->data_size = rs->tx_size;
+	WRITE_ONCE(rs->tx, tx);
+	return tx;
+}
+
+/* At bind: the longest frame the device takes, which the header shows. */
+void ringcap_tx_bind(struct ringcap_sock *rs)
+{
+	struct ringcap_tx *tx = rs->tx;
+
+	if (!tx)
+		return;
+	tx->frame_max = rs->dev->mtu + ETH_HLEN + VLAN_HLEN;
+	ringcap_tx_hdr(tx)->frame_max = tx->frame_max;
+}
+
+int ringcap_tx_prepare(struct ringcap_sock *rs)
+{
+	struct ringcap_tx *tx;
+
+	tx = rs->tx_size ? ringcap_tx_ensure(rs) : NULL;
+	return IS_ERR(tx) ? PTR_ERR(tx) : 0;
+}
+
+void ringcap_tx_free(struct ringcap_sock *rs)
+{
+	struct ringcap_tx *tx = rs->tx;
+
+	if (!tx)
+		return;
+	ringcap_ring_free(tx->ring);
+	kfree(tx);
+}
+
+int ringcap_tx_info(struct ringcap_sock *rs, struct ringcap_ring_info *info)
+{
+	struct ringcap_tx *tx;
+
+	mutex_lock(&rs->lock);
+	tx = ringcap_tx_ensure(rs);
+	if (!IS_ERR(tx)) {
+		memset(info, 0, sizeof(*info));
+		info->mmap_size = tx->ring->mmap_size;
+		info->data_offset = RINGCAP_HDR_BYTES;
+		info->data_size = tx->ring->data_size;
+	}
+	mutex_unlock(&rs->lock);
+	return PTR_ERR_OR_ZERO(tx);
+}
+
+int ringcap_tx_stats(struct ringcap_sock *rs, struct ringcap_tx_stats *st)
+{
+	struct ringcap_tx *tx = READ_ONCE(rs->tx);
+
+	if (!tx)
+		return -ENXIO;
+	mutex_lock(&tx->lock);
+	*st = tx->st;
+	mutex_unlock(&tx->lock);
+	return 0;
+}
+
+int ringcap_tx_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma)
+{
+	struct ringcap_tx *tx;
+	int err;
+
+	mutex_lock(&rs->lock);
+	tx = ringcap_tx_ensure(rs);
+	err = IS_ERR(tx) ? PTR_ERR(tx) :
+	      ringcap_ring_mmap(tx->ring, vma,
+				RINGCAP_TX_MMAP_OFFSET >> PAGE_SHIFT);
+	mutex_unlock(&rs->lock);
+	return err;
+}
+
+/* An skb per frame, to the device's queue without a qdisc. */
+static int ringcap_tx_generic(struct net_device *dev,
+			      const struct ringcap_tx_frame *f, unsigned int n,
+			      struct ringcap_tx_stats *st)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct sk_buff *skb;
+		int ret;
+
+		skb = netdev_alloc_skb(dev, f[i].len);
+		if (!skb)
+			break;
+		skb_put_data(skb, f[i].data, f[i].len);
+		skb_reset_mac_header(skb);
+		skb->protocol = eth_hdr(skb)->h_proto;
+		skb_set_network_header(skb, ETH_HLEN);
+		skb->dev = dev;
+		/* As AF_PACKET spreads its bypassing senders over the queues. */
+		ret = dev_direct_xmit(skb, raw_smp_processor_id() %
+					dev->real_num_tx_queues);
+		if (ret == NETDEV_TX_BUSY)
+			break;		/* the queue is stopped: try later */
+		if (ret != NETDEV_TX_OK)
+			st->refused_down++;	/* the device dropped it */
+		else
+			st->sent++;
+	}
+	return i;
+}
+
+/*
+ * Hand @n checked frames to the device; returns how many it took (the
+ * rest stay in the ring for the next kick).
+ */
+static unsigned int ringcap_tx_out(struct ringcap_tx *tx, struct net_device *dev,
+				   const struct ringcap_tx_frame *f,
+				   unsigned int n)
+{
+	const struct ringcap_drv_ops *ops;
+	struct ringcap_dev *rd;
+	int took = -EOPNOTSUPP;
+
+	if (!n)
+		return 0;
+	/* The aware driver's own path, while it is registered (RCU). */
+	rcu_read_lock();
+	rd = ringcap_dev_find_rcu(dev);
+	ops = rd ? READ_ONCE(rd->ops) : NULL;
+	if (ops && ops->tx_frames)
+		took = ops->tx_frames(dev, f, n);
+	rcu_read_unlock();
+	if (took == -EOPNOTSUPP)
+		return ringcap_tx_generic(dev, f, n, &tx->st);
+	if (took < 0) {
+		tx->st.refused_down += n;	/* went down meanwhile */
+		return n;
+	}
+	tx->st.sent += took;
+	return took;
+}
+
+/*
+ * Send what lies between completion and producer. Returns 0, or -EINVAL
+ * when the producer or a record cannot be used (what came before it is
+ * sent), -ENXIO without a ring, -ENOTCONN when unbound, -ENODEV after the
+ * device went away. rs->lock keeps the device bound meanwhile.
+ */
+int ringcap_tx_kick(struct ringcap_sock *rs)
+{
+	struct ringcap_tx_frame f[RINGCAP_TX_BATCH];
+	u64 start[RINGCAP_TX_BATCH];
+	struct ringcap_tx_hdr *hdr;
+	struct net_device *dev;
+	struct ringcap_tx *tx;
+	unsigned int n = 0, took;
+	u64 prod, pos;
+	int err = 0;
+
+	mutex_lock(&rs->lock);
+	tx = rs->tx;
+	dev = rs->dev;
+	if (!tx || !dev) {
+		/* Bind allocates the ring a socket asked for. */
+		err = !rs->tx_size ? -ENXIO : rs->gone ? -ENODEV :
+		      !dev ? -ENOTCONN : -ENXIO;
+		mutex_unlock(&rs->lock);
+		return err;
+	}
+	mutex_lock(&tx->lock);
+	hdr = ringcap_tx_hdr(tx);
+	tx->st.kicks++;
+	/* Acquire pairs with the application's release of producer. */
+	prod = smp_load_acquire(&hdr->producer);
+	if ((prod & (RINGCAP_REC_ALIGN - 1)) ||
+	    prod - tx->done > tx->ring->data_size) {
+		tx->st.bad_producer++;
+		err = -EINVAL;
+		goto out;
+	}
+	pos = tx->done;
+	for (;;) {
+		if (pos != prod) {
+			u32 off = pos & (tx->ring->data_size - 1);
+			u32 tail = tx->ring->data_size - off;
+			struct ringcap_tx_rec r;
+
+			/* Read once: the application may write meanwhile. */
+			memcpy(&r, tx->ring->data + off,
+			       min_t(u32, tail, sizeof(r)));
+			if (r.rec_len < RINGCAP_REC_ALIGN ||
+			    r.rec_len % RINGCAP_REC_ALIGN || r.rec_len > tail ||
+			    r.rec_len > prod - pos ||
+			    (r.flags & RINGCAP_TX_PAD ? r.rec_len != tail :
+			     r.rec_len < sizeof(r) ||
+			     r.len > r.rec_len - sizeof(r))) {
+				tx->st.bad_producer++;
+				err = -EINVAL;
+			} else if (r.flags & RINGCAP_TX_PAD) {
+				pos += r.rec_len;
+			} else if (r.len < ETH_HLEN || r.len > tx->frame_max) {
+				tx->st.refused_len++;
+				pos += r.rec_len;
+			} else if (!netif_running(dev) ||
+				   !netif_carrier_ok(dev)) {
+				tx->st.refused_down++;
+				pos += r.rec_len;
+			} else {
+				f[n].data = tx->ring->data + off + sizeof(r);
+				f[n].len = r.len;
+				start[n++] = pos;
+				pos += r.rec_len;
+			}
+		}
+		if (n < RINGCAP_TX_BATCH && pos != prod && !err)
+			continue;
+		took = ringcap_tx_out(tx, dev, f, n);
+		if (took < n) {
+			/* The device is full: the rest waits for a kick. */
+			tx->done = start[took];
+			tx->st.full++;
+			break;
+		}
+		tx->done = pos;
+		n = 0;
+		if (pos == prod || err)
+			break;
+		cond_resched();
+	}
+out:
+	WRITE_ONCE(hdr->sent, tx->st.sent);
+	WRITE_ONCE(hdr->refused, tx->st.refused_len + tx->st.refused_down);
+	WRITE_ONCE(hdr->full, tx->st.full);
+	/* Release: we are done reading the records below it. */
+	smp_store_release(&hdr->completion, tx->done);
+	mutex_unlock(&tx->lock);
+	mutex_unlock(&rs->lock);
+	return err;
+}
+
+/* poll(): kick if POLLOUT was asked for; POLLOUT while there is room. */
+__poll_t ringcap_tx_poll(struct ringcap_sock *rs, __poll_t asked)
+{
+	struct ringcap_tx *tx = READ_ONCE(rs->tx);
+	struct ringcap_tx_hdr *hdr;
+	u64 prod;
+
+	if (!tx)
+		return 0;
+	hdr = ringcap_tx_hdr(tx);
+	if ((asked & EPOLLOUT) && READ_ONCE(hdr->producer) != READ_ONCE(tx->done))
+		ringcap_tx_kick(rs);
+	prod = READ_ONCE(hdr->producer);
+	return prod - READ_ONCE(tx->done) < tx->ring->data_size ?
+	       EPOLLOUT | EPOLLWRNORM : 0;
+}

@@ -132,6 +132,10 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 	 */
 	if (rc->zerocopy && queue < 0)
 		return rc_zc_bind_fail(rc, EINVAL, ifname, queue);
+	/* The kernel says only EINVAL to this one too. */
+	if (rc->zerocopy && rc->no_capture)
+		return rc_fail(rc, EINVAL,
+			       "zero-copy receive needs a capturing socket, but capture is off (ringcap_set_capture(rc, 0))");
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return rc_fail(rc, ENODEV, "no such device: %s", ifname);
@@ -142,7 +146,12 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 	addr.rc_queue = queue < 0 ? RINGCAP_QUEUE_ANY : (uint16_t)queue;
 	if (!bind(rc->fd, (struct sockaddr *)&addr, sizeof(addr))) {
 		rc->bound = 1;
-		rc_xdp_attach(rc, ifindex);
+		/*
+		 * A socket that only sends wants no frames: an XDP program
+		 * would only cost every frame of the device a detour.
+		 */
+		if (!rc->no_capture)
+			rc_xdp_attach(rc, ifindex);
 		return 0;
 	}
 

@@ -81,6 +81,9 @@ void ringcap_close(struct ringcap *rc)
 		if (rc->zc_bufs)
 			munmap((void *)rc->zc_bufs, rc->zc_size);
 	}
+	/* Frames put but not sent are lost with the socket (libringcap.h). */
+	if (rc->tx_mapped)
+		munmap(rc->tx_hdr, rc->tx_map_size);
 	if (rc->fd >= 0)
 		close(rc->fd);
 	free(rc);

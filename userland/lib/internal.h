@@ -50,6 +50,32 @@ struct ringcap {
 	int zerocopy;
 	int cluster;
 	int bound;
+	/* ringcap_set_capture(rc, 0): a transmit-only socket (no XDP). */
+	int no_capture;
+	/*
+	 * The transmit ring, asked for with ringcap_set_tx_ring() and
+	 * mapped by ringcap_map(). hdr->producer is ours and
+	 * hdr->completion the kernel's, both accessed only with __atomic
+	 * builtins. Its geometry and frame_max are the checked copies
+	 * taken when it was mapped, never the shared header's values of
+	 * the moment, which anything sharing the mapping can write.
+	 */
+	uint32_t tx_ring_size;		/* asked for; 0: no transmit ring */
+	struct ringcap_tx_hdr *tx_hdr;	/* NULL until mapped */
+	size_t tx_map_size;
+	int tx_mapped;			/* tx_hdr came from mmap() */
+	uint8_t *tx_data;
+	uint32_t tx_data_size;
+	uint32_t tx_dev_max;		/* the device's longest frame */
+	uint32_t tx_frame_max;		/* ... or what the ring holds, if less */
+	/*
+	 * Private write position: records below it are written, and only
+	 * those below tx_pub are published (hdr->producer); flushing
+	 * publishes the rest. tx_comp is completion as last read.
+	 */
+	uint64_t tx_prod;
+	uint64_t tx_pub;
+	uint64_t tx_comp;
 	char errmsg[RC_ERRMSG_LEN];
 };
 
@@ -76,6 +102,28 @@ void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
  * buffers at bufs (a read-only mapping, or test memory).
  */
 void rc_attach_zc(struct ringcap *rc, const void *bufs, uint64_t size);
+
+/* Bytes of transmit ring a frame of len bytes takes: header, frame, padding. */
+static inline uint32_t rc_tx_rec_len(uint32_t len)
+{
+	return (uint32_t)(sizeof(struct ringcap_tx_rec) + len +
+			  RINGCAP_REC_ALIGN - 1) & ~(uint32_t)(RINGCAP_REC_ALIGN - 1);
+}
+
+/*
+ * Check a mapped transmit ring header as rc_check_hdr() does the receive
+ * ring's; 0 or -1 (EPROTO).
+ */
+int rc_check_tx_hdr(struct ringcap *rc, const struct ringcap_tx_hdr *hdr,
+		    const struct ringcap_ring_info *info);
+
+/*
+ * Point rc's transmit side at a checked mapping (or test memory) whose
+ * device takes frames of up to frame_max bytes, the value that was
+ * checked; writing starts at producer.
+ */
+void rc_attach_tx(struct ringcap *rc, struct ringcap_tx_hdr *hdr,
+		  const struct ringcap_ring_info *info, uint32_t frame_max);
 
 /*
  * The watermark a zero-copy socket with nr_bufs NIC buffers should have

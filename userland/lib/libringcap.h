@@ -23,6 +23,24 @@
  * nothing: in zero-copy mode that is what makes the driver fetch new
  * frames at all (see ringcap_set_zerocopy()).
  *
+ * Sending, through a transmit ring (see "Transmit ring" below):
+ *
+ *	struct ringcap *rc = ringcap_open();
+ *	ringcap_set_capture(rc, 0);			// transmit only
+ *	ringcap_set_tx_ring(rc, 4 << 20);		// before bind
+ *	ringcap_bind(rc, "eth0", -1);
+ *	ringcap_map(rc);				// maps both rings
+ *	for (each frame) {
+ *		while (ringcap_tx_put(rc, frame, len)) {	// a copy
+ *			if (errno != EAGAIN) fail;
+ *			ringcap_tx_wait(rc, 100);	// sends, waits for room
+ *		}
+ *		if (++n % 64 == 0) ringcap_tx_flush(rc);	// sends
+ *	}
+ *	while (ringcap_tx_flush(rc) == 1)		// until all is out
+ *		ringcap_tx_wait(rc, 100);
+ *	ringcap_close(rc);
+ *
  * Every function that can fail returns -1 (or NULL) with errno set, and
  * leaves a human-readable reason in ringcap_errmsg(rc) (or, for
  * ringcap_open(), in errno only).
@@ -184,6 +202,96 @@ int ringcap_wait(struct ringcap *rc, int timeout_ms);
 int ringcap_poll_result(struct ringcap *rc, short revents);
 
 int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st);
+
+/*
+ * Transmit ring (RINGCAP_TX_RING_SIZE in the ABI header): frames copied
+ * into a second mapped ring and sent, in order, out of the bound device
+ * when the kernel is kicked, with no system call per frame. All of it
+ * is LIBRINGCAP_1.1: ringcap_set_zerocopy()'s version.
+ *
+ * ringcap_set_tx_ring(): bytes of transmit ring (a power of two, as for
+ * ringcap_set_ring_size(); 0: none, the default), before bind: EBUSY
+ * once bound, ENOPROTOOPT from a module without transmit rings, each
+ * with a message that says so. ringcap_map() then maps it beside the
+ * receive ring and checks it as strictly (EPROTO); the ring of a handle
+ * that did not ask for one is never mapped.
+ *
+ * Like the reader, the transmit side is one thread's at a time.
+ *
+ * ringcap_set_capture(rc, 0), before bind: the socket captures nothing
+ * (its receive ring stays empty, so a small ringcap_set_ring_size()
+ * saves memory) and only sends. It takes no frame from anyone: a
+ * capturing socket bound to all queues of an aware NIC in transparent
+ * mode 2 would take every frame away from the stack. Not with zero-copy
+ * receive (EINVAL at bind).
+ */
+int ringcap_set_tx_ring(struct ringcap *rc, uint32_t bytes);
+int ringcap_set_capture(struct ringcap *rc, int on);
+
+/*
+ * Copy one frame of len bytes (from its Ethernet header, without FCS)
+ * into the transmit ring, behind those put before; nothing is sent
+ * until ringcap_tx_flush() or ringcap_tx_wait(). 0, or -1 with errno:
+ *   EAGAIN    no room now, even after reading how far the kernel has
+ *             sent: ringcap_tx_wait() (which flushes), then put the
+ *             same frame again. (Where the frame must start over at the
+ *             beginning of the area, the pad record that skips there
+ *             may already be written: that is harmless, and what lets a
+ *             frame longer than the rest of an empty ring in at all.)
+ *   EMSGSIZE  len below 14 (an Ethernet header) or above
+ *             ringcap_tx_frame_max(): the kernel would refuse it
+ *   ENXIO     no transmit ring mapped
+ *   EIO       the kernel's completion position makes no sense (a stray
+ *             write into the mapping)
+ */
+int ringcap_tx_put(struct ringcap *rc, const void *frame, uint32_t len);
+
+/*
+ * Publish the frames put so far (a release store of producer) and kick
+ * the kernel (a zero-length send), which sends them in order before the
+ * call returns; it never waits for the device. Returns 0 when the
+ * kernel is done with every frame put (sent, or refused and counted in
+ * the counters below), 1 when some still wait because the device's
+ * queue filled (flush again later, or ringcap_tx_wait()), -1 on error:
+ * ENODEV the device went away, ENOTCONN not bound, ENXIO no transmit
+ * ring, EINVAL the kernel refused the producer or a record (the ring's
+ * memory was overwritten), EIO as for ringcap_tx_put(). With nothing
+ * outstanding it makes no system call. Put a batch, then flush: one
+ * kick sends them all. Frames not sent when the socket is closed are
+ * lost: flush until it returns 0 first.
+ */
+int ringcap_tx_flush(struct ringcap *rc);
+
+/*
+ * Flush, and while frames are still waiting for the device, wait until
+ * the kernel has sent some (kicking again at short, growing intervals,
+ * 20 us up to 1 ms: the kernel wakes no one when the device's queue
+ * drains, so the wait is on the clock, not on poll()). 1 when the ring
+ * has more room than when called (or everything is sent), 0 when
+ * timeout_ms passed first (-1: no limit, 0: one kick), -1 on an error
+ * of ringcap_tx_flush() or EINTR on a signal. A program with its own
+ * event loop can poll() the fd for POLLOUT instead, which kicks too
+ * (what a flush has published) and reports POLLOUT while the ring has
+ * any room.
+ */
+int ringcap_tx_wait(struct ringcap *rc, int timeout_ms);
+
+/*
+ * The longest frame ringcap_tx_put() takes: the bound device's MTU plus
+ * an Ethernet and a VLAN header (hdr->frame_max at map time), or less
+ * if the ring itself is smaller than that record. 0 without a mapped
+ * transmit ring.
+ */
+uint32_t ringcap_tx_frame_max(const struct ringcap *rc);
+
+/*
+ * The mapped transmit ring's header (NULL if none): the kernel's mirror
+ * of the counters, sent, refused and full, current after each kick.
+ */
+const struct ringcap_tx_hdr *ringcap_tx_hdr(const struct ringcap *rc);
+
+/* The counters of struct ringcap_tx_stats; ENXIO without a transmit ring. */
+int ringcap_tx_stats(struct ringcap *rc, struct ringcap_tx_stats *st);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Mapping the ring (and, for a zero-copy socket, the NIC's buffers) and
- * refusing one this library cannot read: a wrong magic, another ABI
- * version or a geometry that does not add up is an error with a message,
- * never records read with the wrong layout.
+ * Mapping the ring (and, for a zero-copy socket, the NIC's buffers, and
+ * the transmit ring where one was asked for) and refusing one this
+ * library cannot use: a wrong magic, another ABI version or a geometry
+ * that does not add up is an error with a message, never records read
+ * or written with the wrong layout.
  */
 #include <errno.h>
+#include <linux/if_ether.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -80,6 +82,100 @@ int rc_check_hdr(struct ringcap *rc, const struct ringcap_ring_hdr *hdr,
 	return rc_check_zc(rc, hdr, info);
 }
 
+int rc_check_tx_hdr(struct ringcap *rc, const struct ringcap_tx_hdr *hdr,
+		    const struct ringcap_ring_info *info)
+{
+	uint32_t size = hdr->data_size;
+	uint64_t prod = hdr->producer, comp = hdr->completion;
+
+	if (hdr->magic != RINGCAP_TX_MAGIC)
+		return rc_fail(rc, EPROTO,
+			       "not a ringcap transmit ring: magic 0x%08x, expected 0x%08x",
+			       hdr->magic, RINGCAP_TX_MAGIC);
+	if (hdr->abi_version != RINGCAP_ABI_VERSION)
+		return rc_abi_mismatch(rc, hdr->abi_version);
+	if (hdr->rec_hdr_len != sizeof(struct ringcap_tx_rec))
+		return rc_fail(rc, EPROTO,
+			       "transmit record header is %u bytes, expected %zu",
+			       hdr->rec_hdr_len, sizeof(struct ringcap_tx_rec));
+	/*
+	 * As for the receive ring, and room for one record of the
+	 * shortest frame, so that ringcap_tx_frame_max() is never below it.
+	 */
+	if (size < rc_tx_rec_len(ETH_HLEN) || (size & (size - 1)) ||
+	    hdr->data_offset < sizeof(*hdr) ||
+	    hdr->data_offset % RINGCAP_REC_ALIGN ||
+	    hdr->data_offset != info->data_offset ||
+	    size != info->data_size ||
+	    (uint64_t)hdr->data_offset + size > info->mmap_size)
+		return rc_fail(rc, EPROTO,
+			       "inconsistent transmit ring geometry: data_offset %u data_size %u mmap_size %llu",
+			       hdr->data_offset, size,
+			       (unsigned long long)info->mmap_size);
+	if (hdr->frame_max < ETH_HLEN)
+		return rc_fail(rc, EPROTO,
+			       "the transmit ring takes frames of at most %u bytes, less than an Ethernet header",
+			       hdr->frame_max);
+	/* u64 wrap turns a completion ahead of producer into a huge gap. */
+	if ((prod | comp) % RINGCAP_REC_ALIGN || prod - comp > size)
+		return rc_fail(rc, EPROTO,
+			       "inconsistent transmit ring positions: producer %llu completion %llu data_size %u",
+			       (unsigned long long)prod,
+			       (unsigned long long)comp, size);
+	return 0;
+}
+
+/*
+ * The transmit ring, mapped and checked; NULL on failure. *frame_max
+ * gets the checked value: the mapping is writable, so the header is
+ * read once, as in ringcap_map().
+ */
+static void *rc_map_tx(struct ringcap *rc, struct ringcap_ring_info *info,
+		       uint32_t *frame_max)
+{
+	const uint64_t offset = RINGCAP_TX_MMAP_OFFSET;
+	struct ringcap_tx_hdr hdr;
+	socklen_t len = sizeof(*info);
+	void *map;
+
+	memset(info, 0, sizeof(*info));
+	if (getsockopt(rc->fd, SOL_RINGCAP, RINGCAP_TX_INFO, info, &len)) {
+		rc_fail(rc, errno, "reading the transmit ring geometry: %s%s",
+			strerror(errno), errno == ENOPROTOOPT ?
+			" (the loaded module has no transmit ring)" : "");
+		return NULL;
+	}
+	if (len < sizeof(*info) || info->mmap_size < sizeof(hdr) ||
+	    info->mmap_size > SIZE_MAX) {
+		rc_fail(rc, EPROTO,
+			"bad transmit ring info (length %u, mmap_size %llu)",
+			(unsigned int)len,
+			(unsigned long long)info->mmap_size);
+		return NULL;
+	}
+	/* A 32-bit off_t (no large-file support) cannot say 3 GiB. */
+	if ((off_t)offset < 0 || (uint64_t)(off_t)offset != offset) {
+		rc_fail(rc, EOVERFLOW,
+			"cannot map the transmit ring at offset 0x%llx: this build has a 32-bit off_t (build with -D_FILE_OFFSET_BITS=64)",
+			(unsigned long long)offset);
+		return NULL;
+	}
+	map = mmap(NULL, info->mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		   rc->fd, (off_t)offset);
+	if (map == MAP_FAILED) {
+		rc_fail(rc, errno, "mapping %llu bytes of transmit ring: %s",
+			(unsigned long long)info->mmap_size, strerror(errno));
+		return NULL;
+	}
+	memcpy(&hdr, map, sizeof(hdr));
+	if (rc_check_tx_hdr(rc, &hdr, info)) {
+		munmap(map, info->mmap_size);
+		return NULL;
+	}
+	*frame_max = hdr.frame_max;
+	return map;
+}
+
 uint32_t rc_zc_watermark(uint32_t wm, uint32_t nr_bufs)
 {
 	uint32_t quarter = nr_bufs / 4 ? nr_bufs / 4 : 1;
@@ -114,11 +210,11 @@ static int rc_zc_wakeup(struct ringcap *rc, uint32_t nr_bufs)
 
 int ringcap_map(struct ringcap *rc)
 {
-	struct ringcap_ring_info info;
+	struct ringcap_ring_info info, tx_info;
+	void *map, *zc = NULL, *tx = NULL;
 	struct ringcap_ring_hdr hdr;
-	void *map, *zc = NULL;
+	uint32_t abi, frame_max = 0;
 	socklen_t len;
-	uint32_t abi;
 	int err;
 
 	if (rc->hdr)
@@ -160,6 +256,12 @@ int ringcap_map(struct ringcap *rc)
 	memcpy(&hdr, map, sizeof(hdr));
 	if (rc_check_hdr(rc, &hdr, &info))
 		goto fail;
+	/* Asked for, so required: no handle that silently cannot send. */
+	if (rc->tx_ring_size) {
+		tx = rc_map_tx(rc, &tx_info, &frame_max);
+		if (!tx)
+			goto fail;
+	}
 	if (hdr.zc_mmap_size) {
 		/* Read-only: the kernel refuses PROT_WRITE (EACCES). */
 		zc = mmap(NULL, hdr.zc_mmap_size, PROT_READ, MAP_SHARED,
@@ -180,10 +282,16 @@ int ringcap_map(struct ringcap *rc)
 	if (zc)
 		rc_attach_zc(rc, zc, hdr.zc_mmap_size);
 	rc->mapped = 1;
+	if (tx) {
+		rc_attach_tx(rc, tx, &tx_info, frame_max);
+		rc->tx_mapped = 1;
+	}
 	return 0;
 
 fail:
 	err = errno;
+	if (tx)
+		munmap(tx, tx_info.mmap_size);
 	if (zc)
 		munmap(zc, hdr.zc_mmap_size);
 	munmap(map, info.mmap_size);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
  * Socket options: ring geometry, snaplen, promiscuous mode, zero-copy
- * receive, the wake-up policy, classic BPF filters and the counters.
+ * receive, the transmit ring and transmit-only sockets, the wake-up
+ * policy, classic BPF filters and the counters.
  */
 #include <errno.h>
 #include <string.h>
@@ -23,6 +24,10 @@ static const char *rc_optname(int name)
 		return "promisc";
 	case RINGCAP_ZEROCOPY:
 		return "zero-copy";
+	case RINGCAP_TX_RING_SIZE:
+		return "transmit ring size";
+	case RINGCAP_CAPTURE:
+		return "capture";
 	}
 	return "option";
 }
@@ -33,13 +38,23 @@ static int rc_setopt(struct ringcap *rc, int name, uint32_t val)
 
 	if (!setsockopt(rc->fd, SOL_RINGCAP, name, &val, sizeof(val)))
 		return 0;
-	/* Zero-copy, like promisc, is refused once bound, ring or not. */
-	if (errno == EBUSY && name == RINGCAP_ZEROCOPY)
+	/*
+	 * Zero-copy and the transmit options, like promisc, are refused
+	 * once bound, ring or not.
+	 */
+	if (errno == EBUSY && (name == RINGCAP_ZEROCOPY ||
+			       name == RINGCAP_TX_RING_SIZE ||
+			       name == RINGCAP_CAPTURE))
 		why = " (the socket is already bound: set it before bind)";
 	else if (errno == EBUSY)
 		why = " (the ring already exists: set it before bind/map)";
 	else if (errno == ENOPROTOOPT && name == RINGCAP_ZEROCOPY)
 		why = " (the loaded module does not offer zero-copy receive)";
+	else if (errno == ENOPROTOOPT && (name == RINGCAP_TX_RING_SIZE ||
+					  name == RINGCAP_CAPTURE))
+		why = " (the loaded module has no transmit ring)";
+	else if (errno == EINVAL && name == RINGCAP_TX_RING_SIZE)
+		why = " (not 0 or a power of two within the module's limits)";
 	else if (errno == EINVAL && name == RINGCAP_SNAPLEN)
 		why = " (out of range, or more than half the ring holds)";
 	else if (errno == EINVAL && name == RINGCAP_RING_SIZE)
@@ -81,6 +96,24 @@ int ringcap_set_zerocopy(struct ringcap *rc, int on)
 		return -1;
 	/* Remembered so that a refused bind can be explained (bind.c). */
 	rc->zerocopy = !!on;
+	return 0;
+}
+
+int ringcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
+{
+	if (rc_setopt(rc, RINGCAP_TX_RING_SIZE, bytes))
+		return -1;
+	/* What ringcap_map() is to map beside the receive ring. */
+	rc->tx_ring_size = bytes;
+	return 0;
+}
+
+int ringcap_set_capture(struct ringcap *rc, int on)
+{
+	if (rc_setopt(rc, RINGCAP_CAPTURE, on ? 1 : 0))
+		return -1;
+	/* A bind must then attach no XDP program, nor ask for zero-copy. */
+	rc->no_capture = !on;
 	return 0;
 }
 

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The in-memory ring and its producer; see fake_ring.h. */
+/*
+ * The in-memory rings: a receive ring and its producer, a transmit ring
+ * and its consumer; see fake_ring.h.
+ */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fake_ring.h"
 
 #define FAKE_HDR_BYTES	4096
+#define FAKE_GUARD	64
+#define FAKE_GUARD_BYTE	0xa5
 
 void fake_ring_init(struct fake_ring *fr, uint32_t data_size, uint64_t start)
 {
@@ -165,4 +171,122 @@ int fake_zc_frame_ok(const struct fake_ring *fr, const struct ringcap_pkt *pkt,
 		if (pkt->data[i] != (uint8_t)(seq + i))
 			return 0;
 	return 1;
+}
+
+void fake_tx_init(struct fake_tx *ft, uint32_t data_size, uint64_t start,
+		  uint32_t frame_max, struct ringcap *rc)
+{
+	void *map;
+
+	memset(ft, 0, sizeof(*ft));
+	if (posix_memalign(&map, FAKE_HDR_BYTES,
+			   FAKE_HDR_BYTES + data_size + FAKE_GUARD))
+		abort();
+	memset(map, 0, FAKE_HDR_BYTES + data_size);
+	memset((uint8_t *)map + FAKE_HDR_BYTES + data_size, FAKE_GUARD_BYTE,
+	       FAKE_GUARD);
+	ft->hdr = map;
+	ft->hdr->magic = RINGCAP_TX_MAGIC;
+	ft->hdr->abi_version = RINGCAP_ABI_VERSION;
+	ft->hdr->rec_hdr_len = sizeof(struct ringcap_tx_rec);
+	ft->hdr->data_offset = FAKE_HDR_BYTES;
+	ft->hdr->data_size = data_size;
+	ft->hdr->frame_max = frame_max;
+	ft->hdr->producer = start;
+	ft->hdr->completion = start;
+	ft->info.mmap_size = FAKE_HDR_BYTES + data_size;
+	ft->info.data_offset = FAKE_HDR_BYTES;
+	ft->info.data_size = data_size;
+	ft->data = (uint8_t *)map + FAKE_HDR_BYTES;
+	ft->done = start;
+	ft->budget = -1;
+
+	if (!rc) {
+		rc = calloc(1, sizeof(*rc));
+		if (!rc)
+			abort();
+		rc->fd = -1;
+		ft->own_rc = 1;
+	}
+	ft->rc = rc;
+	rc_attach_tx(rc, ft->hdr, &ft->info, frame_max);
+}
+
+void fake_tx_free(struct fake_tx *ft)
+{
+	if (ft->own_rc)
+		ringcap_close(ft->rc);
+	else
+		ft->rc->tx_hdr = NULL;	/* as if never mapped */
+	free(ft->hdr);
+	memset(ft, 0, sizeof(*ft));
+}
+
+int fake_tx_guard_ok(const struct fake_tx *ft)
+{
+	const uint8_t *g = ft->data + ft->info.data_size;
+	int i;
+
+	for (i = 0; i < FAKE_GUARD; i++)
+		if (g[i] != FAKE_GUARD_BYTE)
+			return 0;
+	return 1;
+}
+
+int fake_tx_kick(struct fake_tx *ft)
+{
+	uint32_t size = ft->info.data_size, off, tail;
+	struct ringcap_tx_rec r;
+	int took = 0, err = 0;
+	uint64_t prod;
+
+	ft->kicks++;
+	/* Acquire pairs with the application's release of producer. */
+	prod = __atomic_load_n(&ft->hdr->producer, __ATOMIC_ACQUIRE);
+	if (prod % RINGCAP_REC_ALIGN || prod - ft->done > size) {
+		ft->bad++;
+		err = -EINVAL;
+		goto out;
+	}
+	while (ft->done != prod) {
+		off = ft->done & (size - 1);
+		tail = size - off;
+		/* Once, into our own copy: the application may write. */
+		memset(&r, 0, sizeof(r));
+		memcpy(&r, ft->data + off, tail < sizeof(r) ? tail : sizeof(r));
+		if (r.rec_len < RINGCAP_REC_ALIGN ||
+		    r.rec_len % RINGCAP_REC_ALIGN || r.rec_len > tail ||
+		    r.rec_len > prod - ft->done ||
+		    (r.flags & RINGCAP_TX_PAD ? r.rec_len != tail :
+		     r.rec_len < sizeof(r) || r.len > r.rec_len - sizeof(r))) {
+			ft->bad++;
+			err = -EINVAL;
+			break;
+		}
+		if (r.flags & RINGCAP_TX_PAD) {
+			ft->pads++;
+		} else if (r.len < 14 || r.len > ft->hdr->frame_max) {
+			ft->refused++;
+		} else if (ft->down) {
+			ft->refused_down++;
+		} else {
+			if (ft->budget >= 0 && took == ft->budget) {
+				ft->full++;
+				break;
+			}
+			took++;
+			ft->sent++;
+			if (ft->on_frame)
+				ft->on_frame(ft->arg, ft->data + off + sizeof(r),
+					     r.len);
+		}
+		ft->done += r.rec_len;
+	}
+out:
+	ft->hdr->sent = ft->sent;
+	ft->hdr->refused = ft->refused + ft->refused_down;
+	ft->hdr->full = ft->full;
+	/* Release: done reading the records below it. */
+	__atomic_store_n(&ft->hdr->completion, ft->done, __ATOMIC_RELEASE);
+	return err;
 }

@@ -63,4 +63,46 @@ int fake_frame_ok(const struct ringcap_pkt *pkt, uint32_t caplen,
 int fake_zc_frame_ok(const struct fake_ring *fr, const struct ringcap_pkt *pkt,
 		     uint32_t zc_offset, uint32_t caplen, uint32_t seq);
 
+/*
+ * A transmit ring in ordinary memory with a consumer that follows the
+ * ABI text as the kernel does: records in [completion, producer) taken
+ * in order (acquire load of producer), each checked, pads skipped,
+ * frames shorter than 14 or longer than frame_max refused and counted
+ * (refused), as are all while the device is down (refused_down),
+ * completion stored with release semantics. The "device" takes at most
+ * budget frames per kick (-1: all), as a device queue that fills.
+ */
+struct fake_tx {
+	struct ringcap_tx_hdr *hdr;
+	struct ringcap_ring_info info;
+	uint8_t *data;
+	uint64_t done;		/* the kernel's own completion */
+	int budget;		/* frames the device takes per kick; -1: all */
+	int down;		/* the device is down: frames refused */
+	unsigned long kicks, sent, pads, refused, refused_down, full, bad;
+	/* Every frame sent, for the test to look at: called in order. */
+	void (*on_frame)(void *arg, const uint8_t *frame, uint32_t len);
+	void *arg;
+	struct ringcap *rc;	/* the handle writing this ring */
+	int own_rc;		/* fake_tx_init() allocated it */
+};
+
+/*
+ * data_size bytes (a power of two) of transmit ring, positions starting
+ * at start (8-aligned), frames of up to frame_max bytes, attached to rc
+ * as ringcap_map() attaches a mapped one (rc NULL: a new handle with no
+ * socket). 64 guard bytes after the area catch writes past its end.
+ */
+void fake_tx_init(struct fake_tx *ft, uint32_t data_size, uint64_t start,
+		  uint32_t frame_max, struct ringcap *rc);
+/* Detach from the handle (freed if ours) and free the memory. */
+void fake_tx_free(struct fake_tx *ft);
+/* Are the guard bytes after the area untouched? */
+int fake_tx_guard_ok(const struct fake_tx *ft);
+/*
+ * The kernel's side of a kick: 0, or -EINVAL for an unusable producer or
+ * record (what came before it is sent), as the ABI says.
+ */
+int fake_tx_kick(struct fake_tx *ft);
+
 #endif /* RC_FAKE_RING_H */

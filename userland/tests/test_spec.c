@@ -293,6 +293,21 @@ static void zerocopy_cases(void)
 	bind_refused(rc, 1, EOPNOTSUPP,
 		     "binding to lo queue 1: Operation not supported",
 		     "copy mode: no zero-copy words for EOPNOTSUPP");
+
+	/* A transmit-only socket (ringcap_set_capture(rc, 0)). */
+	rc->zerocopy = 1;
+	rc->no_capture = 1;
+	bind_errno = 0;
+	errno = 0;
+	ret = ringcap_bind(rc, "lo", 1);
+	ok(ret == -1 && errno == EINVAL && !rc->bound &&
+	   !strcmp(ringcap_errmsg(rc),
+		   "zero-copy receive needs a capturing socket, but capture is off (ringcap_set_capture(rc, 0))"),
+	   "zero-copy on a transmit-only socket: refused before the kernel (%s)",
+	   ringcap_errmsg(rc));
+	rc->zerocopy = 0;
+	ret = ringcap_bind(rc, "lo", -1);
+	ok(!ret && rc->bound, "a transmit-only socket binds to all queues");
 	rc->fd = -1;
 	ringcap_close(rc);
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rcgen: traffic for a QEMU guest NIC on "-netdev dgram", from the host.
+ * rcgen: traffic for a QEMU guest NIC on "-netdev dgram", from the host;
+ * or, inside a guest, the same traffic out of a network device through a
+ * ringcap transmit ring (--tx-ring DEV).
  *
  * QEMU's dgram backend carries each Ethernet frame (no FCS) as one UDP
  * datagram: what the guest sends goes from local.port to remote.port, and
@@ -14,10 +16,16 @@
  * id (layout in rcgen(8)) so a receiver can check order and loss. With
  * --replay FILE it sends the frames of a pcap file instead, byte for byte
  * as captured, so a test can compare what arrives with what it wrote.
+ *
+ * With --tx-ring DEV the same frames go out of DEV instead: copied into
+ * the transmit ring of a ringcap socket that captures nothing
+ * (RINGCAP_CAPTURE 0, so that it takes no frame from the stack, even on
+ * an aware NIC in transparent mode 2), a kick per batch.
+ *
  * The last line on stdout is a summary for scripts, one line:
  *
  *   rcgen: sent=1009 bytes=129152 seconds=0.004 rate_pps=252250 flows=64
- *   size=128 send_errors=0
+ *   size=128 send_errors=0 [tx_refused=0 tx_full=3]
  *   rcgen: received=1009 bytes=129152 seconds=0.210
  */
 #include <errno.h>
@@ -30,16 +38,18 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include "cli.h"
+#include "libringcap.h"
 #include "pcapfile.h"
 #include "ticker.h"
 
 #define PROG		"rcgen"
 
-#define TX_BATCH	64		/* frames per sendmmsg() */
+#define TX_BATCH	64		/* frames per sendmmsg(), or per kick */
 #define RX_BATCH	32		/* datagrams per recvmmsg() */
 #define RX_SNAP		65536		/* more than any UDP/IPv4 datagram */
 #define RX_RCVBUF	(8 << 20)	/* asked for; the kernel may cap it */
@@ -52,6 +62,8 @@
 #define FLOWS_MAX	(65536 - FLOW_PORT)
 #define FLOW_SRC_IP	0x0a010001U	/* 10.1.0.1, source of flow 0 */
 #define RCGEN_MAGIC	0x52434731U	/* "RCG1" */
+#define TX_RING_SIZE	(4U << 20)	/* --tx-ring-size default */
+#define TX_DRAIN_MS	5000		/* for the last frames to go out */
 
 /*
  * Offsets into a frame. Every field that changes per frame is 16-bit
@@ -73,14 +85,18 @@
 enum {
 	OPT_TO = 256, OPT_BIND, OPT_HOST, OPT_RATE, OPT_SIZE, OPT_FLOWS,
 	OPT_COUNT, OPT_DURATION, OPT_DST_MAC, OPT_SRC_MAC, OPT_DST_IP,
-	OPT_DPORT, OPT_RECV, OPT_WRITE, OPT_REPLAY,
+	OPT_DPORT, OPT_RECV, OPT_WRITE, OPT_REPLAY, OPT_TX_RING,
+	OPT_TX_RING_SIZE,
 };
 
 #define GIVEN(opt)	(1U << ((opt) - OPT_TO))
 #define SEND_ONLY	(GIVEN(OPT_TO) | GIVEN(OPT_RATE) | GIVEN(OPT_SIZE) | \
 			 GIVEN(OPT_FLOWS) | GIVEN(OPT_DST_MAC) | \
 			 GIVEN(OPT_SRC_MAC) | GIVEN(OPT_DST_IP) | \
-			 GIVEN(OPT_DPORT) | GIVEN(OPT_REPLAY))
+			 GIVEN(OPT_DPORT) | GIVEN(OPT_REPLAY) | \
+			 GIVEN(OPT_TX_RING) | GIVEN(OPT_TX_RING_SIZE))
+/* What addresses QEMU's socket, meaningless for a device's ring. */
+#define UDP_ONLY	(GIVEN(OPT_TO) | GIVEN(OPT_BIND) | GIVEN(OPT_HOST))
 /* What shapes generated frames, meaningless for a replayed file. */
 #define GEN_ONLY	(GIVEN(OPT_SIZE) | GIVEN(OPT_FLOWS) | \
 			 GIVEN(OPT_DST_MAC) | GIVEN(OPT_SRC_MAC) | \
@@ -103,6 +119,8 @@ const struct option cli_longopts[] = {
 	{ "recv", no_argument, NULL, OPT_RECV },
 	{ "write", required_argument, NULL, OPT_WRITE },
 	{ "replay", required_argument, NULL, OPT_REPLAY },
+	{ "tx-ring", required_argument, NULL, OPT_TX_RING },
+	{ "tx-ring-size", required_argument, NULL, OPT_TX_RING_SIZE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
@@ -125,6 +143,8 @@ struct opts {
 	unsigned int dport;
 	const char *write;
 	const char *replay;		/* pcap file to send, or NULL */
+	char tx_dev[IFNAMSIZ];		/* --tx-ring DEV, or "" */
+	uint32_t tx_ring_size;
 	int quiet;
 };
 
@@ -139,9 +159,11 @@ static void usage(FILE *out)
 	fprintf(out,
 		"Usage: " PROG " --to LPORT [options]\n"
 		"       " PROG " --to LPORT --replay FILE [options]\n"
+		"       " PROG " --tx-ring DEV [--replay FILE] [options]\n"
 		"       " PROG " --recv --bind RPORT [options]\n"
 		"Send frames to, or receive them from, a QEMU NIC on\n"
-		"-netdev dgram,local.port=LPORT,remote.port=RPORT.\n"
+		"-netdev dgram,local.port=LPORT,remote.port=RPORT; or, in a guest,\n"
+		"send the same frames out of a device through a ringcap transmit ring.\n"
 		"\n"
 		"Sending (Ethernet/IPv4/UDP, round-robin over flows):\n"
 		"  --to LPORT        the NIC's local.port: send to HOST:LPORT\n"
@@ -160,6 +182,14 @@ static void usage(FILE *out)
 		"                    --count N goes round the file (default: once).\n"
 		"                    Not with --size, --flows, --dst-mac, --src-mac,\n"
 		"                    --dst-ip, --dport. Summary: flows=0 size=0.\n"
+		"Sending out of a device (in a guest, ringcap loaded, CAP_NET_RAW), with\n"
+		"--rate, --count, --duration, --replay and the frame options as above:\n"
+		"  --tx-ring DEV     send through a transmit ring on DEV (a device name,\n"
+		"                    no @QUEUE), from a socket that captures nothing.\n"
+		"                    Not with --to, --bind, --host.\n"
+		"  --tx-ring-size BYTES\n"
+		"                    ring bytes, a power of two, %u..%u,\n"
+		"                    k and M suffixes (default 4M)\n"
 		"Receiving:\n"
 		"  --recv            count the frames the guest sends\n"
 		"  --bind RPORT      the NIC's remote.port (0: any free port)\n"
@@ -172,10 +202,12 @@ static void usage(FILE *out)
 		"  -h, --help        this text\n"
 		"\n"
 		"Last line: " PROG ": sent= bytes= seconds= rate_pps= flows= size= send_errors=\n"
+		"           (--tx-ring: then tx_refused= tx_full=)\n"
 		"       or: " PROG ": received= bytes= seconds=\n"
 		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n",
 		FRAME_MIN, FRAME_MAX, FRAME_MIN, FLOWS_MAX, FLOW_PORT,
-		REPLAY_MIN, FRAME_MAX);
+		REPLAY_MIN, FRAME_MAX, RINGCAP_RING_SIZE_MIN,
+		RINGCAP_RING_SIZE_MAX);
 }
 
 static int hexval(char c)
@@ -212,12 +244,36 @@ static void parse_ip(int opt, const char *s, struct in_addr *addr)
 			  cli_optname(opt), s);
 }
 
+/*
+ * --tx-ring DEV: a device name as the kernel allows it. A queue is
+ * refused rather than ignored: the kernel picks the transmit queue.
+ */
+static void parse_tx_dev(int opt, const char *s, struct opts *o)
+{
+	int queue;
+
+	if (strchr(s, '@'))
+		bad_usage("%s: expected a device name without @QUEUE (the kernel picks the transmit queue), got '%s'",
+			  cli_optname(opt), s);
+	if (ringcap_parse_spec(s, o->tx_dev, sizeof(o->tx_dev), &queue))
+		bad_usage("%s: expected a network device name, got '%s'",
+			  cli_optname(opt), s);
+}
+
+/* The first option of @mask given, for a message. */
+static const char *first_given(const struct opts *o, unsigned int mask)
+{
+	unsigned int bit;
+
+	for (bit = 0; !(o->given & mask & (1U << bit)); bit++)
+		;
+	return cli_optname(OPT_TO + bit);
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t src[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
-	const char *name;
-	unsigned int bit;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -228,6 +284,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	memcpy(o->src_mac, src, 6);
 	o->dst_ip.s_addr = htonl(0x0a000002);	/* 10.0.0.2 */
 	o->dport = 5001;
+	o->tx_ring_size = TX_RING_SIZE;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":qh", cli_longopts, NULL)) != -1) {
@@ -283,6 +340,18 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_REPLAY:
 			o->replay = optarg;
 			break;
+		case OPT_TX_RING:
+			parse_tx_dev(c, optarg, o);
+			break;
+		case OPT_TX_RING_SIZE:
+			o->tx_ring_size = cli_num(c, optarg,
+						  RINGCAP_RING_SIZE_MIN,
+						  RINGCAP_RING_SIZE_MAX, 1);
+			/* The kernel masks positions with size - 1. */
+			if (o->tx_ring_size & (o->tx_ring_size - 1))
+				bad_usage("%s: expected a power of two, got '%s'",
+					  cli_optname(c), optarg);
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -297,27 +366,25 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 
 	if (o->recv) {
-		if (o->given & SEND_ONLY) {
-			for (bit = 0; !(o->given & SEND_ONLY & (1U << bit)); bit++)
-				;
-			name = cli_optname(OPT_TO + bit);
-			bad_usage("%s is for sending, not with --recv", name);
-		}
+		if (o->given & SEND_ONLY)
+			bad_usage("%s is for sending, not with --recv",
+				  first_given(o, SEND_ONLY));
 		if (!(o->given & GIVEN(OPT_BIND)))
 			bad_usage("--recv needs --bind RPORT");
 	} else {
 		if (o->write)
 			bad_usage("--write needs --recv");
-		if (!(o->given & GIVEN(OPT_TO)))
-			bad_usage("--to LPORT (or --recv) is required");
+		if (o->tx_dev[0] && (o->given & UDP_ONLY))
+			bad_usage("%s does not apply with --tx-ring: the frames go out of %s, not to QEMU's socket",
+				  first_given(o, UDP_ONLY), o->tx_dev);
+		if ((o->given & GIVEN(OPT_TX_RING_SIZE)) && !o->tx_dev[0])
+			bad_usage("--tx-ring-size needs --tx-ring DEV");
+		if (!o->tx_dev[0] && !(o->given & GIVEN(OPT_TO)))
+			bad_usage("--to LPORT, --tx-ring DEV or --recv is required");
 		/* Silently sending other frames than asked for helps nobody. */
-		if (o->replay && (o->given & GEN_ONLY)) {
-			for (bit = 0; !(o->given & GEN_ONLY & (1U << bit)); bit++)
-				;
-			name = cli_optname(OPT_TO + bit);
+		if (o->replay && (o->given & GEN_ONLY))
 			bad_usage("%s conflicts with --replay: the frames come from the file",
-				  name);
-		}
+				  first_given(o, GEN_ONLY));
 	}
 }
 
@@ -568,14 +635,160 @@ static void send_error(const struct opts *o, struct tally *tl, int err,
 	sleep_until(or_sooner(now_ns() + NSEC / 1000, tk));
 }
 
-/* Replaying, flows=0 size=0: neither applies to a file's frames. */
-static void print_send_summary(const struct opts *o, const struct tally *tl,
-			       double seconds)
+/*
+ * --tx-ring: a socket that only sends, with a transmit ring on the
+ * device, mapped; exits with a message on failure.
+ */
+static struct ringcap *tx_open(const struct opts *o)
 {
-	printf(PROG ": sent=%llu bytes=%llu seconds=%.3f rate_pps=%.0f flows=%u size=%u send_errors=%llu\n",
+	long page = sysconf(_SC_PAGESIZE);
+	struct ringcap *rc;
+	int status;
+
+	rc = ringcap_open();
+	if (!rc && errno == EAFNOSUPPORT)
+		die(1, "--tx-ring %s: the ringcap module is not loaded (no /sys/module/ringcap)",
+		    o->tx_dev);
+	if (!rc)
+		die(1, "--tx-ring %s: cannot open a ringcap socket: %s%s",
+		    o->tx_dev, strerror(errno),
+		    errno == EPERM ? " (needs CAP_NET_RAW)" : "");
+	/*
+	 * Capturing nothing, the socket takes no frame from anyone: one
+	 * that captured, bound to all queues of an aware NIC in mode 2,
+	 * would take every frame away from the stack. Its receive ring
+	 * stays empty, so it gets the smallest there is.
+	 */
+	if (ringcap_set_capture(rc, 0) ||
+	    ringcap_set_ring_size(rc, page > (long)RINGCAP_RING_SIZE_MIN ?
+				  (uint32_t)page : RINGCAP_RING_SIZE_MIN))
+		die(1, "--tx-ring %s: %s", o->tx_dev, ringcap_errmsg(rc));
+	if (ringcap_set_tx_ring(rc, o->tx_ring_size)) {
+		/* A size the module refuses is still a bad argument. */
+		status = errno == EINVAL ? EXIT_USAGE : 1;
+		die(status, "--tx-ring-size %u: %s", o->tx_ring_size,
+		    ringcap_errmsg(rc));
+	}
+	if (ringcap_bind(rc, o->tx_dev, -1) || ringcap_map(rc))
+		die(1, "--tx-ring %s: %s", o->tx_dev, ringcap_errmsg(rc));
+	return rc;
+}
+
+/*
+ * Before the first frame: every frame must be one the ring takes, or
+ * rcgen would stop halfway through a file. The device's limit is its
+ * MTU plus an Ethernet and a VLAN header; a small ring may set a lower one.
+ */
+static void tx_check_lengths(struct ringcap *rc, const struct opts *o,
+			     const struct pcapfile *pf)
+{
+	uint32_t max = ringcap_tx_frame_max(rc), longest = o->size;
+	size_t i;
+
+	if (pf)
+		for (i = 0, longest = 0; i < pf->count; i++)
+			if (pf->frames[i].iov_len > longest)
+				longest = pf->frames[i].iov_len;
+	if (longest <= max)
+		return;
+	if (max < ringcap_tx_hdr(rc)->frame_max)
+		die(1, "--tx-ring %s: %s has frames of %u bytes, but a %u-byte transmit ring holds frames of at most %u: raise --tx-ring-size",
+		    o->tx_dev, pf ? o->replay : "--size", longest,
+		    o->tx_ring_size, max);
+	die(1, "--tx-ring %s: %s has frames of %u bytes, but %s takes at most %u (its MTU plus an Ethernet and a VLAN header)",
+	    o->tx_dev, pf ? o->replay : "--size", longest, o->tx_dev, max);
+}
+
+/*
+ * Put frames [0, @want) of the batch into the transmit ring, then one
+ * kick for all of them. Returns how many went in, or -1 after saying
+ * why. When none fit, the ring is full of frames the device has not
+ * taken yet: wait for it (at most until the ticker's next line or
+ * deadline, so the loop still keeps time), and the same frames are put
+ * again on the next round, as a refused datagram is sent again.
+ */
+static int tx_send(struct ringcap *rc, const struct opts *o, struct gen *g,
+		   int want, const struct ticker *tk)
+{
+	const struct iovec *iov;
+	int i;
+
+	for (i = 0; i < want; i++) {
+		iov = g->msgs[i].msg_hdr.msg_iov;
+		if (ringcap_tx_put(rc, iov->iov_base, iov->iov_len))
+			break;
+	}
+	if (i < want && errno != EAGAIN)
+		goto fail;
+	if (ringcap_tx_flush(rc) < 0)
+		goto fail;
+	if (!i && ringcap_tx_wait(rc, ticker_wait_ms(tk, now_ns())) < 0 &&
+	    errno != EINTR)
+		goto fail;
+	return i;
+fail:
+	fprintf(stderr, PROG ": --tx-ring %s: %s\n", o->tx_dev,
+		ringcap_errmsg(rc));
+	return -1;
+}
+
+/*
+ * After the last frame, or a stop: what is still in the ring when the
+ * socket closes is never sent, so wait until the device has taken it
+ * all, for a while. 0, or 1 after saying what was lost.
+ */
+static int tx_drain(struct ringcap *rc, const struct opts *o)
+{
+	unsigned long long deadline = now_ns() +
+				      TX_DRAIN_MS * (NSEC / 1000);
+	int ret;
+
+	while ((ret = ringcap_tx_flush(rc)) == 1) {
+		if (now_ns() >= deadline) {
+			fprintf(stderr, PROG ": --tx-ring %s: the device's queue stayed full for %d s; the frames still in the transmit ring are not sent\n",
+				o->tx_dev, TX_DRAIN_MS / 1000);
+			return 1;
+		}
+		/* A second signal does not cut this short: it is bounded. */
+		if (ringcap_tx_wait(rc, 100) < 0 && errno != EINTR)
+			break;
+	}
+	if (!ret)
+		return 0;
+	fprintf(stderr, PROG ": --tx-ring %s: %s\n", o->tx_dev,
+		ringcap_errmsg(rc));
+	return 1;
+}
+
+/*
+ * Replaying, flows=0 size=0: neither applies to a file's frames. With a
+ * transmit ring, its counters follow: frames the kernel refused (too
+ * short or long for the device, or the device down) and kicks the
+ * device's full queue cut short.
+ */
+static void print_send_summary(const struct opts *o, const struct tally *tl,
+			       double seconds, struct ringcap *rc)
+{
+	const struct ringcap_tx_hdr *hdr;
+	struct ringcap_tx_stats st;
+
+	printf(PROG ": sent=%llu bytes=%llu seconds=%.3f rate_pps=%.0f flows=%u size=%u send_errors=%llu",
 	       tl->frames, tl->bytes, seconds,
 	       seconds > 0 ? tl->frames / seconds : 0.0,
 	       o->replay ? 0 : o->flows, o->replay ? 0 : o->size, tl->errors);
+	if (rc && ringcap_tx_stats(rc, &st)) {
+		/* The header's mirror of them, as of the last kick. */
+		hdr = ringcap_tx_hdr(rc);
+		memset(&st, 0, sizeof(st));
+		st.refused_len = __atomic_load_n(&hdr->refused,
+						 __ATOMIC_RELAXED);
+		st.full = __atomic_load_n(&hdr->full, __ATOMIC_RELAXED);
+	}
+	if (rc)
+		printf(" tx_refused=%llu tx_full=%llu",
+		       (unsigned long long)(st.refused_len + st.refused_down),
+		       (unsigned long long)st.full);
+	putchar('\n');
 	fflush(stdout);
 }
 
@@ -587,8 +800,13 @@ static void print_send_summary(const struct opts *o, const struct tally *tl,
  * wake-up per frame rather than a spinning core, and high rates one per
  * batch. The bucket holds 10 ms of frames: a late wake-up is caught up
  * at once, a long stall (SIGSTOP) does not become a huge burst.
+ *
+ * With a transmit ring (@rc) a batch is put into the ring and sent with
+ * one kick: a flush per batch of at most TX_BATCH frames, or per chunk
+ * when the pacing waits between them.
  */
-static int send_loop(int fd, const struct opts *o, struct gen *g)
+static int send_loop(int fd, struct ringcap *rc, const struct opts *o,
+		     struct gen *g)
 {
 	struct tally tl = { 0 }, prev = { 0 };
 	double tokens = 1, depth = 0, chunk = 0, need, t, dt;
@@ -640,7 +858,15 @@ static int send_loop(int fd, const struct opts *o, struct gen *g)
 
 		for (i = 0; i < want; i++)
 			gen_next(g, i, tl.frames + i);
-		n = sendmmsg(fd, g->msgs, want, 0);
+		if (rc) {
+			n = tx_send(rc, o, g, want, &tk);
+			if (n < 0) {
+				status = 1;
+				break;
+			}
+		} else {
+			n = sendmmsg(fd, g->msgs, want, 0);
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -663,12 +889,15 @@ static int send_loop(int fd, const struct opts *o, struct gen *g)
 		 * sendmmsg() stops at a datagram that fails but reports the
 		 * error only when it is the first of the batch (and a socket
 		 * error such as ECONNREFUSED is used up by then): a short
-		 * count is a refused frame too.
+		 * count is a refused frame too. A full transmit ring is
+		 * not: tx_send() has waited for room.
 		 */
-		if (n < want && !cli_stop)
+		if (!rc && n < want && !cli_stop)
 			send_error(o, &tl, 0, &tk);
 	}
-	print_send_summary(o, &tl, ticker_seconds(&tk));
+	if (rc && tx_drain(rc, o))
+		status = 1;
+	print_send_summary(o, &tl, ticker_seconds(&tk), rc);
 	return status;
 }
 
@@ -834,14 +1063,42 @@ static int recv_loop(int fd, const struct opts *o, struct rx *r)
 	return status;
 }
 
+/* The first line on stderr: where the frames go, which, how fast. */
+static void print_send_start(const struct opts *o, int fd,
+			     const struct pcapfile *pf)
+{
+	char host[INET_ADDRSTRLEN];
+
+	if (o->quiet)
+		return;
+	if (fd >= 0) {
+		inet_ntop(AF_INET, &o->host, host, sizeof(host));
+		fprintf(stderr, PROG ": sending to %s:%u from port %u", host,
+			o->to_port, local_port(fd));
+	} else {
+		fprintf(stderr, PROG ": sending out of %s through a %u-byte transmit ring",
+			o->tx_dev, o->tx_ring_size);
+	}
+	if (pf)
+		fprintf(stderr, ", replay %s (%zu frames, %llu bytes) ",
+			o->replay, pf->count, pf->bytes);
+	else
+		fprintf(stderr, ", flows=%u size=%u ", o->flows, o->size);
+	if (o->rate)
+		fprintf(stderr, "rate=%llu pps\n", o->rate);
+	else
+		fprintf(stderr, "rate=unlimited\n");
+}
+
 int main(int argc, char **argv)
 {
 	char host[INET_ADDRSTRLEN];
+	struct ringcap *rc = NULL;
 	struct pcapfile pf;
 	struct opts o;
 	struct gen g;
 	struct rx r;
-	int fd, status;
+	int fd = -1, status;
 
 	parse_args(argc, argv, &o);
 	/* A bad file is reported before any socket is touched. */
@@ -854,7 +1111,12 @@ int main(int argc, char **argv)
 	/* No SA_RESTART: a signal cuts poll() and the pacing sleeps short. */
 	cli_catch_stop(NULL, 0, 0);
 
-	fd = open_socket(&o);
+	if (o.tx_dev[0]) {
+		rc = tx_open(&o);
+		tx_check_lengths(rc, &o, o.replay ? &pf : NULL);
+	} else {
+		fd = open_socket(&o);
+	}
 	inet_ntop(AF_INET, &o.host, host, sizeof(host));
 	if (o.recv) {
 		rx_init(&r, fd, &o);
@@ -866,25 +1128,15 @@ int main(int argc, char **argv)
 		free(r.bufs);
 	} else {
 		gen_init(&g, &o, o.replay ? &pf : NULL);
-		if (!o.quiet && o.replay)
-			fprintf(stderr, PROG ": sending to %s:%u from port %u, replay %s (%zu frames, %llu bytes) ",
-				host, o.to_port, local_port(fd), o.replay,
-				pf.count, pf.bytes);
-		else if (!o.quiet)
-			fprintf(stderr, PROG ": sending to %s:%u from port %u, flows=%u size=%u ",
-				host, o.to_port, local_port(fd), o.flows,
-				o.size);
-		if (!o.quiet) {
-			if (o.rate)
-				fprintf(stderr, "rate=%llu pps\n", o.rate);
-			else
-				fprintf(stderr, "rate=unlimited\n");
-		}
-		status = send_loop(fd, &o, &g);
+		print_send_start(&o, fd, o.replay ? &pf : NULL);
+		status = send_loop(fd, rc, &o, &g);
 		free(g.frames);
 		if (o.replay)
 			pcapfile_free(&pf);
 	}
-	close(fd);
+	if (rc)
+		ringcap_close(rc);
+	else
+		close(fd);
 	return status;
 }

@@ -68,7 +68,8 @@
  *                         application sets none
  *   RINGCAP_DEBUG=1       one line on stderr per opened handle: device,
  *                         queue, cluster, N, m, ring size, zero-copy,
- *                         kernel or user filter
+ *                         transmit ring size (0: none), kernel or user
+ *                         filter
  *
  * An empty variable counts as unset.
  *
@@ -98,8 +99,16 @@
  *   direction      ringcap captures received frames only: PCAP_D_IN and
  *                  PCAP_D_INOUT (which then sees no outgoing frames) are
  *                  accepted, PCAP_D_OUT is refused
- *   inject         an AF_PACKET socket bound to the device, opened on the
- *                  first pcap_inject()/pcap_sendpacket()
+ *   inject         the capture socket's own transmit ring
+ *                  (RINGCAP_TX_RING_SIZE, 256 KiB, set before bind):
+ *                  pcap_inject()/pcap_sendpacket() copy the frame in and
+ *                  kick at once, as they are synchronous; the frame has
+ *                  been handed to the device when they return. A frame
+ *                  the device cannot take (shorter than 14 bytes, longer
+ *                  than its MTU plus an Ethernet and a VLAN header), one
+ *                  refused while it is down, a ring or device queue that
+ *                  stays full for 250 ms, or a module without transmit
+ *                  rings fail with a pcap error that says which
  *   packet data    where ringcap_recv_batch() says the frame is: in the
  *                  ring, or with RINGCAP_ZEROCOPY in the NIC's buffer;
  *                  copied only to put back a VLAN tag the NIC stripped
@@ -117,8 +126,8 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <net/if.h>
+#include <time.h>
 #include <linux/if_ether.h>
-#include <linux/if_packet.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
@@ -131,6 +140,16 @@
 #define RC_PCAP_BATCH		64	/* frames taken from the ring at once */
 #define RC_PCAP_UNLIMITED	1024	/* frames per read when "all" is asked */
 #define RC_PCAP_VLAN_LEN	4
+/*
+ * pcap_inject() sends one frame at a time and waits for it, so the
+ * transmit ring rarely holds more than one: 256 KiB has room for the
+ * longest frame of any device (lo: 64 KiB plus headers) and for a few
+ * hundred full-size frames while a device's queue is full, at a quarter
+ * of the default receive ring's memory.
+ */
+#define RC_PCAP_TX_RING		(256U << 10)
+/* How long an inject waits for room in the ring, or for the device. */
+#define RC_PCAP_TX_PATIENCE_MS	250
 
 /* What a device name and the environment ask of ringcap (rc_pcap_claim). */
 struct rc_pcap_req {
@@ -153,7 +172,10 @@ struct pcap_ringcap {
 	int nonblock;
 	int poll_ms;		/* blocking reads: -1 or the pcap timeout */
 	int wake_fd;		/* eventfd: pcap_breakloop() ends a poll() */
-	int inject_fd;		/* AF_PACKET, -1 until the first inject */
+	/* Why the socket has no transmit ring, or NULL: inject says it. */
+	const char *no_tx;
+	/* Transmit counters as last read, to tell a refusal's cause. */
+	struct ringcap_tx_stats tx_st;
 	/*
 	 * Frames already in the ring when a kernel filter was attached never
 	 * saw it; they go through the same program here until the reader
@@ -474,43 +496,118 @@ static int rc_pcap_read(pcap_t *p, int max, pcap_handler cb, u_char *user)
 	}
 }
 
+/* Milliseconds left until deadline_ns (CLOCK_MONOTONIC), at least 0. */
+static int rc_pcap_ms_left(uint64_t deadline_ns)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return now >= deadline_ns ? 0 :
+	       (int)((deadline_ns - now + 999999) / 1000000);
+}
+
+/*
+ * The kernel took the frame from the ring but did not send it: say why,
+ * from how its counters moved since they were last read (every refusal
+ * on this socket is an inject's, and each reads them).
+ */
+static int rc_pcap_refused(pcap_t *p, struct pcap_ringcap *prc, int size)
+{
+	struct ringcap_tx_stats st;
+
+	if (ringcap_tx_stats(prc->rc, &st)) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: %s did not send the %d-byte frame (%s)",
+			 prc->req.ifname, size, ringcap_errmsg(prc->rc));
+		return PCAP_ERROR;
+	}
+	if (st.refused_len != prc->tx_st.refused_len)
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: %s refused the %d-byte frame as too short or too long for it",
+			 prc->req.ifname, size);
+	else
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: %s is down or has no carrier: the %d-byte frame was not sent",
+			 prc->req.ifname, size);
+	prc->tx_st = st;
+	return PCAP_ERROR;
+}
+
+/*
+ * pcap_inject() is synchronous: the frame goes into the transmit ring
+ * and the kernel is kicked at once, and the call returns once the
+ * kernel is done with it. Where the ring is full, or the device's queue
+ * is, libringcap's ringcap_tx_wait() kicks again at short intervals (a
+ * full device queue wakes no poll()), for RC_PCAP_TX_PATIENCE_MS at
+ * most.
+ */
 static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 {
 	struct pcap_ringcap *prc = p->priv;
-	struct sockaddr_ll sll;
-	ssize_t ret;
-	int fd;
+	const struct ringcap_tx_hdr *hdr = ringcap_tx_hdr(prc->rc);
+	uint32_t max = ringcap_tx_frame_max(prc->rc);
+	uint64_t refused, deadline;
+	struct timespec ts;
+	int ret;
 
-	if (prc->inject_fd < 0) {
-		fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE,
-						  errno,
-						  "ringcap: inject socket");
-			return PCAP_ERROR;
-		}
-		memset(&sll, 0, sizeof(sll));
-		sll.sll_family = AF_PACKET;
-		sll.sll_ifindex = if_nametoindex(prc->req.ifname);
-		/* Protocol 0: this socket sends only, it receives nothing. */
-		if (!sll.sll_ifindex ||
-		    bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
-			pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE,
-						  errno ? errno : ENODEV,
-						  "ringcap: inject bind to %s",
-						  prc->req.ifname);
-			close(fd);
-			return PCAP_ERROR;
-		}
-		prc->inject_fd = fd;
-	}
-	ret = send(prc->inject_fd, buf, size, 0);
-	if (ret < 0) {
-		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
-					  "ringcap: send");
+	if (!hdr) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: cannot send on %s: %s", prc->req.ifname,
+			 prc->no_tx ? prc->no_tx : "the socket has no transmit ring");
 		return PCAP_ERROR;
 	}
-	return (int)ret;
+	/* Said here in libpcap's terms (an int), before libringcap would. */
+	if (size < ETH_HLEN || (uint32_t)size > max) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: cannot send a frame of %d bytes on %s: it takes %d to %u bytes (its MTU plus an Ethernet and a VLAN header)",
+			 size, prc->req.ifname, ETH_HLEN, max);
+		return PCAP_ERROR;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	deadline = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec +
+		   RC_PCAP_TX_PATIENCE_MS * 1000000ULL;
+	while (ringcap_tx_put(prc->rc, buf, (uint32_t)size)) {
+		if (errno != EAGAIN)
+			goto fail;
+		if (!rc_pcap_ms_left(deadline)) {
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+				 "ringcap: cannot send on %s: its transmit ring stayed full for %d ms (the device is not sending)",
+				 prc->req.ifname, RC_PCAP_TX_PATIENCE_MS);
+			return PCAP_ERROR;
+		}
+		if (ringcap_tx_wait(prc->rc, rc_pcap_ms_left(deadline)) < 0 &&
+		    errno != EINTR)
+			goto fail;
+	}
+	/* The kernel's mirror; it moves only in a kick of ours. */
+	refused = __atomic_load_n(&hdr->refused, __ATOMIC_ACQUIRE);
+	while ((ret = ringcap_tx_flush(prc->rc)) == 1) {
+		if (!rc_pcap_ms_left(deadline)) {
+			/*
+			 * Published, it cannot be taken back: the next
+			 * kick sends it. Sending it again would send it
+			 * twice.
+			 */
+			snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+				 "ringcap: %s's transmit queue stayed full for %d ms: the frame waits in the transmit ring and goes out with the next pcap_inject() (do not send it again)",
+				 prc->req.ifname, RC_PCAP_TX_PATIENCE_MS);
+			return PCAP_ERROR;
+		}
+		if (ringcap_tx_wait(prc->rc, rc_pcap_ms_left(deadline)) < 0 &&
+		    errno != EINTR)
+			goto fail;
+	}
+	if (ret < 0)
+		goto fail;
+	if (__atomic_load_n(&hdr->refused, __ATOMIC_ACQUIRE) != refused)
+		return rc_pcap_refused(p, prc, size);
+	return size;
+fail:
+	snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
+		 ringcap_errmsg(prc->rc));
+	return PCAP_ERROR;
 }
 
 static int rc_pcap_setfilter(pcap_t *p, struct bpf_program *fp)
@@ -599,9 +696,6 @@ static void rc_pcap_cleanup(pcap_t *p)
 {
 	struct pcap_ringcap *prc = p->priv;
 
-	if (prc->inject_fd >= 0)
-		close(prc->inject_fd);
-	prc->inject_fd = -1;
 	if (prc->wake_fd >= 0)
 		close(prc->wake_fd);
 	prc->wake_fd = -1;
@@ -637,6 +731,42 @@ static unsigned long rc_pcap_max_ring(void)
 		v = strtoul(buf, NULL, 10);
 	fclose(f);
 	return v;
+}
+
+/*
+ * Bind with a transmit ring for pcap_inject(), where the module has one
+ * and there is memory for it: a capture must not fail for the sake of
+ * an inject it may never make. Without one, inject says why.
+ */
+static int rc_pcap_bind(struct pcap_ringcap *prc)
+{
+	struct ringcap *rc = prc->rc;
+	int err;
+
+	prc->no_tx = NULL;
+	if (ringcap_set_tx_ring(rc, RC_PCAP_TX_RING)) {
+		if (errno != ENOPROTOOPT)
+			return -1;
+		prc->no_tx = "the loaded ringcap module has no transmit ring";
+	}
+	if (!ringcap_bind(rc, prc->req.ifname, prc->req.queue))
+		return 0;
+	err = errno;
+	/*
+	 * Past RLIMIT_MEMLOCK (ENOBUFS) or the cgroup's limit (ENOMEM)
+	 * the transmit ring, allocated last, may be what did not fit: try
+	 * once more without it (a failed bind leaves the option open).
+	 * Failing again, the receive ring is what does not fit.
+	 */
+	if (prc->no_tx || (err != ENOBUFS && err != ENOMEM))
+		return -1;
+	if (ringcap_set_tx_ring(rc, 0) ||
+	    ringcap_bind(rc, prc->req.ifname, prc->req.queue))
+		return -1;
+	prc->no_tx = err == ENOBUFS ?
+		     "there was no room for a transmit ring under RLIMIT_MEMLOCK when the handle was opened" :
+		     "there was no memory for a transmit ring when the handle was opened";
+	return 0;
 }
 
 static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
@@ -696,8 +826,7 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 		return -1;
 	if (prc->req.zerocopy && ringcap_set_zerocopy(rc, 1))
 		return -1;
-	if (ringcap_bind(rc, prc->req.ifname, prc->req.queue) ||
-	    ringcap_map(rc))
+	if (rc_pcap_bind(prc) || ringcap_map(rc))
 		return -1;
 	if (rc_pcap_env_flag("RINGCAP_DEBUG")) {
 		/* ringcap_map() may have lowered N for zero-copy: ask. */
@@ -706,7 +835,7 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 				&n, &len))
 			wm = n;
 		fprintf(stderr,
-			"ringcap: %s queue %d cluster %u:%s: N=%lu m=%s%u us ring=%u snaplen=%u zerocopy=%s\n",
+			"ringcap: %s queue %d cluster %u:%s: N=%lu m=%s%u us ring=%u snaplen=%u zerocopy=%s tx_ring=%u\n",
 			prc->req.ifname, prc->req.queue, prc->req.cluster_id,
 			prc->req.cluster_id ?
 			ringcap_cluster_policy_name(prc->req.cluster_policy) :
@@ -714,7 +843,8 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 			m == RINGCAP_WAKEUP_KEEP ? "default/" : "",
 			m == RINGCAP_WAKEUP_KEEP ? 0 : m,
 			ringcap_hdr(rc)->data_size, snap,
-			prc->req.zerocopy ? "yes" : "no");
+			prc->req.zerocopy ? "yes" : "no",
+			ringcap_tx_hdr(rc) ? ringcap_tx_hdr(rc)->data_size : 0);
 	}
 	return 0;
 }
@@ -895,7 +1025,6 @@ pcap_t *ringcap_pcap_create(const char *device, char *ebuf, int *is_ours)
 	prc = p->priv;
 	prc->req = req;
 	prc->wake_fd = -1;
-	prc->inject_fd = -1;
 	p->activate_op = rc_pcap_activate;
 
 	p->tstamp_precision_list = malloc(2 * sizeof(u_int));

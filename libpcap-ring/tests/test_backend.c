@@ -5,12 +5,14 @@
  * with libringcap's real reader and error reporting (libringcap.a) over
  * a ring in ordinary memory (userland/tests/fake_ring.c); the calls that
  * need the kernel (open, options, bind, map, filter, stats) are replaced
- * below and record what the backend asked for. poll(), getsockopt() and
- * setsockopt() are wrapped: the wrappers count poll() calls, play the
- * ring socket's part (frames arriving during a sleep, a device that goes
- * away, joining a cluster) and pass everything else to the real call. Run it in a private mount
- * namespace with a fake /sys/module/ringcap (make -C libpcap-ring check
- * does). TAP output.
+ * below and record what the backend asked for. poll(), getsockopt(),
+ * setsockopt() and sendto() are wrapped: the wrappers count poll()
+ * calls, play the ring socket's part (frames arriving during a sleep, a
+ * device that goes away, joining a cluster, the kick of the transmit
+ * ring that pcap_inject() writes through libringcap's real transmit
+ * side, the ring's counters) and pass everything else to the real call.
+ * Run it in a private mount namespace with a fake /sys/module/ringcap
+ * (make -C libpcap-ring check does). TAP output.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -32,6 +34,13 @@
 
 static struct fake_ring fr;
 static int fake_ready;
+/*
+ * The socket's transmit ring, 4 KiB whatever was asked for (the fake
+ * kernel's geometry): small, so that a test fills it with three frames.
+ */
+#define FAKE_TX_SIZE	4096
+static struct fake_tx ftx;
+static int ftx_ready;
 static struct {
 	uint32_t ring_size, snaplen, watermark, timeout_us;
 	int promisc, queue, filter_refuse, filter_attached;
@@ -45,6 +54,11 @@ static struct {
 	int zerocopy;		/* ringcap_set_zerocopy() asked for it */
 	int zc_binds;		/* binds before it */
 	int bind_errno;		/* refuse the next bind with this */
+	uint32_t tx_ring;	/* RINGCAP_TX_RING_SIZE asked for */
+	int tx_binds;		/* binds before it */
+	int tx_errno;		/* refuse the next RINGCAP_TX_RING_SIZE */
+	int tx_nobufs;		/* refuse the next bind with a transmit ring */
+	int kick_errno;		/* refuse the next kick with this */
 } k;
 
 /* ---- the kernel side of libringcap, faked ---- */
@@ -60,6 +74,12 @@ struct ringcap *ringcap_open(void)
 	}
 	fr.rc->cursor = fr.hdr->consumer;
 	fr.rc->sticky_err = 0;		/* a new socket has seen no error */
+	/* ... nor a transmit ring. */
+	if (ftx_ready)
+		fake_tx_free(&ftx);
+	ftx_ready = 0;
+	k.tx_ring = 0;
+	fr.rc->tx_ring_size = 0;
 	return fr.rc;
 }
 
@@ -121,10 +141,31 @@ int ringcap_set_zerocopy(struct ringcap *rc, int on)
 	k.zc_binds = k.binds;
 	return 0;
 }
+int ringcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
+{
+	int err = k.tx_errno;
+
+	if (err) {
+		k.tx_errno = 0;
+		return rc_fail(rc, err, "setting transmit ring size to %u: %s",
+			       bytes, strerror(err));
+	}
+	k.tx_ring = bytes;
+	k.tx_binds = k.binds;
+	rc->tx_ring_size = bytes;
+	return 0;
+}
 int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 {
 	int err = k.bind_errno;
 
+	/* As the module says it past RLIMIT_MEMLOCK (libringcap's words). */
+	if (k.tx_nobufs && k.tx_ring) {
+		k.tx_nobufs = 0;
+		return rc_fail(rc, ENOBUFS,
+			       "binding to %s (all queues): %s", ifname,
+			       strerror(ENOBUFS));
+	}
 	/* The words are libringcap's (userland/tests/test_spec.c). */
 	if (err) {
 		k.bind_errno = 0;
@@ -137,7 +178,30 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 	k.binds++;
 	return 0;
 }
-int ringcap_map(struct ringcap *rc) { (void)rc; return 0; }
+static struct {
+	int n;			/* frames the device sent */
+	uint32_t len;		/* the last one's length, and bytes */
+	uint8_t last[2048];
+} txg;
+
+static void tx_frame(void *arg, const uint8_t *f, uint32_t len)
+{
+	(void)arg;
+	txg.n++;
+	txg.len = len;
+	memcpy(txg.last, f, len < sizeof(txg.last) ? len : sizeof(txg.last));
+}
+
+/* The receive ring is there already; a transmit ring if one was asked. */
+int ringcap_map(struct ringcap *rc)
+{
+	if (!k.tx_ring || ftx_ready)
+		return 0;
+	fake_tx_init(&ftx, FAKE_TX_SIZE, 0, 1518, rc);
+	ftx.on_frame = tx_frame;
+	ftx_ready = 1;
+	return 0;
+}
 int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st)
 {
 	(void)rc;
@@ -208,13 +272,55 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout_ms)
 
 int getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
+	struct ringcap_tx_stats st;
+
 	if (fd == fr.rc->fd && level == SOL_SOCKET && name == SO_ERROR) {
 		*(int *)val = kp.sk_err;
 		*len = sizeof(int);
 		kp.sk_err = 0;
 		return 0;
 	}
+	if (fd == fr.rc->fd && level == SOL_RINGCAP &&
+	    name == RINGCAP_TX_STATS) {
+		if (!ftx_ready) {
+			errno = ENXIO;
+			return -1;
+		}
+		memset(&st, 0, sizeof(st));
+		st.sent = ftx.sent;
+		st.refused_len = ftx.refused;
+		st.refused_down = ftx.refused_down;
+		st.full = ftx.full;
+		st.bad_producer = ftx.bad;
+		st.kicks = ftx.kicks;
+		memcpy(val, &st, *len < sizeof(st) ? *len : sizeof(st));
+		*len = *len < sizeof(st) ? *len : sizeof(st);
+		return 0;
+	}
 	return syscall(SYS_getsockopt, fd, level, name, val, len);
+}
+
+/* The kick: the transmit ring's consumer (fake_tx_kick()), or an error. */
+ssize_t sendto(int fd, const void *buf, size_t len, int flags,
+	       const struct sockaddr *addr, socklen_t alen)
+{
+	int err;
+
+	if (fd != fr.rc->fd)
+		return syscall(SYS_sendto, fd, buf, len, flags, addr, alen);
+	if (len) {
+		errno = EINVAL;
+		return -1;
+	}
+	err = k.kick_errno ? k.kick_errno : !ftx_ready ? ENXIO : 0;
+	k.kick_errno = 0;
+	if (!err)
+		err = -fake_tx_kick(&ftx);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
 }
 
 /* libringcap's real ringcap_set_cluster() ends here. */
@@ -546,6 +652,143 @@ static void test_zerocopy_read(void)
 	rc_attach_zc(fr.rc, NULL, 0);
 }
 
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000.0 +
+	       (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/*
+ * pcap_inject() and pcap_sendpacket() through the capture socket's
+ * transmit ring: asked for before bind, frames sent byte for byte with
+ * a kick each, refusals by length (here and by the kernel), a device
+ * down, a device queue and then a ring that stay full, a device gone,
+ * and handles without a transmit ring (an older module, no memory).
+ */
+static void test_inject(void)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct timespec t0;
+	unsigned long kicks;
+	uint8_t f[1600];
+	int i, ret, binds;
+	double ms;
+	pcap_t *p;
+
+	for (i = 0; i < (int)sizeof(f); i++)
+		f[i] = (uint8_t)(i * 7 + 1);
+	binds = k.binds;
+	p = open_dev("ringcap:lo", 0, 0);
+	ok(k.tx_ring == 256 << 10 && k.tx_binds == binds && ftx_ready,
+	  "inject: a 256 KiB transmit ring asked for before bind, and mapped (%u)",
+	  k.tx_ring);
+	memset(&txg, 0, sizeof(txg));
+	ret = pcap_inject(p, f, 60);
+	ok(ret == 60 && txg.n == 1 && txg.len == 60 && !memcmp(txg.last, f, 60) &&
+	  ftx.kicks == 1,
+	  "pcap_inject: 60 bytes, one kick, the device sent them byte for byte (ret %d)",
+	  ret);
+	ret = pcap_sendpacket(p, f + 1, 1518);
+	ok(ret == 0 && txg.n == 2 && txg.len == 1518 &&
+	  !memcmp(txg.last, f + 1, 1518) && ftx.kicks == 2,
+	  "pcap_sendpacket: 1518 bytes (MTU 1500 + 18) sent byte for byte (ret %d)",
+	  ret);
+	ok(ftx.hdr->producer == ftx.hdr->completion,
+	  "... each is done with when the call returns");
+
+	kicks = ftx.kicks;
+	ret = pcap_inject(p, f, 13);
+	ok(ret == -1 && !strcmp(pcap_geterr(p),
+	  "ringcap: cannot send a frame of 13 bytes on lo: it takes 14 to 1518 bytes (its MTU plus an Ethernet and a VLAN header)") &&
+	  ftx.kicks == kicks,
+	  "13 bytes: refused before the ring (%s)", pcap_geterr(p));
+	ret = pcap_inject(p, f, 1519);
+	ok(ret == -1 && strstr(pcap_geterr(p), "a frame of 1519 bytes on lo") &&
+	  ftx.kicks == kicks, "1519 bytes: refused before the ring (%s)",
+	  pcap_geterr(p));
+
+	/* The kernel's refusals: its frame_max, then the device down. */
+	ftx.hdr->frame_max = 1000;
+	ret = pcap_inject(p, f, 1200);
+	ok(ret == -1 && !strcmp(pcap_geterr(p),
+	  "ringcap: lo refused the 1200-byte frame as too short or too long for it") &&
+	  txg.n == 2,
+	  "a frame the kernel refuses by length: PCAP_ERROR saying so (%s)",
+	  pcap_geterr(p));
+	ftx.hdr->frame_max = 1518;
+	ftx.down = 1;
+	ret = pcap_inject(p, f, 100);
+	ok(ret == -1 && !strcmp(pcap_geterr(p),
+	  "ringcap: lo is down or has no carrier: the 100-byte frame was not sent"),
+	  "a device down: PCAP_ERROR saying so (%s)", pcap_geterr(p));
+	ftx.down = 0;
+	ret = pcap_inject(p, f, 100);
+	ok(ret == 100 && txg.n == 3, "up again: sent (ret %d)", ret);
+
+	/*
+	 * A device queue that stays full: the frame waits in the ring. Two
+	 * of 1500 bytes fill the 4 KiB ring; the third finds no room.
+	 */
+	ftx.budget = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = pcap_inject(p, f, 1500);
+	ms = ms_since(&t0);
+	ok(ret == -1 && !strcmp(pcap_geterr(p),
+	  "ringcap: lo's transmit queue stayed full for 250 ms: the frame waits in the transmit ring and goes out with the next pcap_inject() (do not send it again)") &&
+	  ms >= 249 && ms < 2000,
+	  "a device queue full for good: PCAP_ERROR after %.0f ms, saying so (%s)",
+	  ms, pcap_geterr(p));
+	ret = pcap_inject(p, f + 2, 1500);
+	ok(ret == -1 && strstr(pcap_geterr(p), "transmit queue stayed full"),
+	  "... and again for a second frame");
+	ret = pcap_inject(p, f + 3, 1500);
+	ok(ret == -1 && !strcmp(pcap_geterr(p),
+	  "ringcap: cannot send on lo: its transmit ring stayed full for 250 ms (the device is not sending)"),
+	  "... a third finds the ring full: PCAP_ERROR saying so (%s)",
+	  pcap_geterr(p));
+	ftx.budget = -1;
+	ret = pcap_inject(p, f + 4, 60);
+	ok(ret == 60 && txg.n == 6 && txg.len == 60 &&
+	  !memcmp(txg.last, f + 4, 60),
+	  "the device drains: the next inject sends the two waiting frames, then its own (ret %d, %d sent)",
+	  ret, txg.n);
+
+	k.kick_errno = ENODEV;
+	ret = pcap_inject(p, f, 60);
+	ok(ret == -1 && !strcmp(pcap_geterr(p),
+	  "ringcap: sending: the transmit device went away"),
+	  "a device gone: PCAP_ERROR saying so (%s)", pcap_geterr(p));
+	pcap_close(p);
+
+	/* No transmit ring: the capture opens all the same. */
+	k.tx_errno = ENOPROTOOPT;
+	p = open_dev("ringcap:lo", 0, 0);
+	ret = pcap_inject(p, f, 60);
+	ok(ret == -1 && !ftx_ready && !strcmp(pcap_geterr(p),
+	  "ringcap: cannot send on lo: the loaded ringcap module has no transmit ring"),
+	  "a module without transmit rings: capture opens, inject says why (%s)",
+	  pcap_geterr(p));
+	pcap_close(p);
+	k.tx_nobufs = 1;
+	binds = k.binds;
+	p = open_dev("ringcap:lo", 0, 0);
+	ret = pcap_inject(p, f, 60);
+	ok(k.binds == binds + 1 && !k.tx_ring && !ftx_ready && ret == -1 &&
+	  !strcmp(pcap_geterr(p),
+	  "ringcap: cannot send on lo: there was no room for a transmit ring under RLIMIT_MEMLOCK when the handle was opened"),
+	  "bind refused (ENOBUFS) with a transmit ring: bound again without, inject says why (%s)",
+	  pcap_geterr(p));
+	pcap_close(p);
+	k.tx_errno = EINVAL;
+	ret = try_open("ringcap:lo", err, NULL);
+	ok(ret == -2 && !strcmp(err,
+	  "ringcap: setting transmit ring size to 262144: Invalid argument"),
+	  "any other refusal of the transmit ring fails activation (%s)", err);
+}
+
 static void *breaker(void *arg)
 {
 	usleep(200000);
@@ -746,5 +989,6 @@ int main(void)
 	test_env();
 	test_env_zerocopy();
 	test_zerocopy_read();
+	test_inject();
 	return tap_done();
 }

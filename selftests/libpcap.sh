@@ -513,7 +513,7 @@ check "transparent_mode 2: tcpdump gets all 300 frames byte-exact" \
 check "transparent_mode 2: AF_PACKET (RINGCAP_DISABLE=1) gets none of them" \
 	eval '[ "$(chk count "$tmp/m2af.pcap")" = 0 ]'
 
-# 33: pcap_inject through a ringcap handle (an AF_PACKET socket underneath),
+# 33: pcap_inject through a ringcap handle (the socket's transmit ring),
 # on a veth pair: what goes out of $VA arrives on $VB.
 ip link add "$VA" type veth peer name "$VB"
 sysctl -qw "net.ipv6.conf.$VA.disable_ipv6=1" "net.ipv6.conf.$VB.disable_ipv6=1" 2>/dev/null || true
@@ -521,7 +521,7 @@ ip link set "$VA" up
 ip link set "$VB" up
 tcpdump_start inj RINGCAP_DISABLE=1 -- -i "$VB" -c 20 ether proto 0x88b5
 cat >"$tmp/inject.py" <<'EOF'
-import ctypes, sys
+import ctypes, struct, sys
 sys.path.insert(0, sys.argv[2])
 from rc_frames import build, varied
 pcap = ctypes.CDLL('libpcap.so.0.8')
@@ -535,11 +535,20 @@ for seq in range(20):
     f = build(seq, varied(seq), 0, 9)
     if pcap.pcap_inject(ctypes.c_void_p(p), f, len(f)) != len(f):
         sys.exit('inject: %s' % pcap.pcap_geterr(ctypes.c_void_p(p)))
+if len(sys.argv) > 3:
+    # The capture socket's transmit ring counters (RINGCAP_TX_STATS).
+    libc = ctypes.CDLL(None, use_errno=True)
+    st = ctypes.create_string_buffer(48)
+    ln = ctypes.c_uint(48)
+    if libc.getsockopt(pcap.pcap_fileno(ctypes.c_void_p(p)), 300, 21, st,
+                       ctypes.byref(ln)):
+        sys.exit('RINGCAP_TX_STATS: errno %d' % ctypes.get_errno())
+    print('tx_sent=%d tx_refused=%d' % struct.unpack('<6Q', st.raw)[0:2])
 EOF
-inj_out=$("$RUN" python3 "$tmp/inject.py" "ringcap:$VA" "$here" 2>&1) || true
+inj_out=$("$RUN" python3 "$tmp/inject.py" "ringcap:$VA" "$here" tx-stats 2>&1) || true
 tcpdump_wait inj 20
-if [ -z "$inj_out" ] && out=$(chk seq "$tmp/inj.pcap" 0 20 0 9); then
-	ok "pcap_inject on ringcap:$VA sends 20 frames that arrive exact on $VB"
+if [ "$inj_out" = "tx_sent=20 tx_refused=0" ] && out=$(chk seq "$tmp/inj.pcap" 0 20 0 9); then
+	ok "pcap_inject on ringcap:$VA sends 20 frames through the socket's transmit ring (tx_sent=20), which arrive exact on $VB"
 else
 	not_ok "pcap_inject on ringcap:$VA # ${inj_out:-$out}"
 fi

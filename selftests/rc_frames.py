@@ -35,6 +35,15 @@ As a command (exit 0 and one "ok: ..." line, or 1 and why):
         "ok: N frames byte-exact across K files (per file: a, b, ...;
         ignored: x)", or on one line what is missing, duplicated,
         reordered or different (seq, offset).
+  rc_frames.py replayed SENT GOT COUNT
+        what "rcgen --replay SENT --count COUNT" sends, as captured in GOT:
+        exactly COUNT IPv4 UDP frames, frame i (from 0) byte for byte and
+        wire length frame i mod n of SENT's n frames (all IPv4 UDP, e.g.
+        from udp-write), in order. Other frames in GOT (ARP, IPv6) are
+        ignored and counted. Prints "ok: COUNT frames byte-exact in order
+        (SENT cycled k times; ignored: x)", or on one line the first
+        difference: its index, the seq expected and what came instead, or
+        how many frames there were.
 """
 import struct
 import sys
@@ -271,6 +280,87 @@ def udp_split(sent_path, paths):
                             ", ".join(map(str, per_file)), ignored))
 
 
+def is_udp4(p):
+    """An untagged Ethernet frame with an IPv4 UDP header."""
+    return len(p) >= 42 and p[12:14] == b"\x08\x00" and p[14] >> 4 == 4 \
+        and p[23] == 17
+
+
+def first_diff(a, b):
+    """The first offset where a and b differ (the shorter length if one
+    is the start of the other)."""
+    return next((j for j, (x, y) in enumerate(zip(a, b)) if x != y),
+                min(len(a), len(b)))
+
+
+def replayed(sent_path, got_path, count):
+    """replayed: the first difference, or the count, on the one line."""
+    try:
+        _, sent = read(sent_path)
+        _, got = read(got_path)
+    except (OSError, ValueError) as e:
+        fail(str(e))
+    if not sent:
+        fail("%s: no frames" % sent_path)
+    index = {}                  # bytes -> SENT's index, to name strays
+    for j, (_, _, wire, p) in enumerate(sent):
+        if not is_udp4(p):
+            fail("%s: frame %d is not IPv4 UDP, so it could not be told "
+                 "from the noise that is ignored in %s" %
+                 (sent_path, j + 1, got_path))
+        if wire != len(p):
+            fail("%s: frame %d was not captured whole (%d of %d bytes)" %
+                 (sent_path, j + 1, len(p), wire))
+        index.setdefault(p, j)
+    n = len(sent)
+
+    frames, ignored = [], 0     # frames: (record number, wire, bytes)
+    for r, (_, _, wire, p) in enumerate(got):
+        if is_udp4(p):
+            frames.append((r + 1, wire, p))
+        else:
+            ignored += 1
+
+    def name(j, p):
+        ks = udp_seq(p)
+        return ("seq %d" % ks[0] if ks else "no udp-write seq") + \
+            " (%s frame %d)" % (sent_path, j + 1)
+
+    for i, (rec, wire, p) in enumerate(frames[:count]):
+        _, _, swire, sp = sent[i % n]
+        if p == sp and wire == swire:
+            continue
+        if p != sp and p in index:
+            what = "got %s instead: lost or out of order" % \
+                name(index[p], p)
+        elif p != sp:
+            ks = udp_seq(p)
+            what = "got %s%d bytes (wire %d; sent %d) differing at " \
+                "offset %d" % ("seq %d of run %d, " % ks if ks else "",
+                               len(p), wire, len(sp), first_diff(p, sp))
+        else:
+            what = "the bytes match, but the wire length is %d, sent %d" % \
+                (wire, swire)
+        fail("frame %d (record %d of %s): expected %s, round %d: %s "
+             "(ignored: %d)" % (i, rec, got_path, name(i % n, sp),
+                                i // n + 1, what, ignored))
+    if len(frames) > count:
+        extra = len(frames) - count
+        fail("%d IPv4 UDP frames in %s, expected %d: the first %d are "
+             "right, %d more %s (ignored: %d)" %
+             (len(frames), got_path, count, count, extra,
+              "follows" if extra == 1 else "follow", ignored))
+    if len(frames) < count:
+        fail("%d IPv4 UDP frames in %s, expected %d: %s, the last %d "
+             "are missing (ignored: %d)" %
+             (len(frames), got_path, count,
+              "those are right" if frames else "none came",
+              count - len(frames), ignored))
+    rounds = "%d" % (count // n) if count % n == 0 else "%.2f" % (count / n)
+    print("ok: %d frames byte-exact in order (%s cycled %s times; "
+          "ignored: %d)" % (count, sent_path, rounds, ignored))
+
+
 def main(argv):
     if len(argv) < 2:
         fail(__doc__)
@@ -286,7 +376,16 @@ def main(argv):
     if cmd == "udp-split" and len(argv) >= 3:
         udp_split(path, argv[2:])
         return
-    if cmd in ("udp-write", "udp-split"):
+    if cmd == "replayed" and len(argv) == 4:
+        try:
+            count = int(argv[3])
+        except ValueError:
+            count = -1
+        if count < 0:
+            fail("COUNT must be a number >= 0, got %s" % argv[3])
+        replayed(path, argv[2], count)
+        return
+    if cmd in ("udp-write", "udp-split", "replayed"):
         fail("bad arguments: %s (see the top of %s)" %
              (" ".join(argv), __file__))
     try:

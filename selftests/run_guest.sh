@@ -44,7 +44,7 @@ KB=${1:-$here/build/$(uname -r)}
 BIN=${RC_BIN:-$here/build/bin}
 TESTS=${RC_TESTS:-socket_api receive ring wakeup modes cluster lifecycle hardening lifecycle.sh tools.sh xdp.sh libpcap.sh bpftrace.sh virtio.sh e1000e}
 # The e1000e areas, in this order (each stands alone).
-E1000E_AREAS="e1000e/traffic.sh e1000e/rss.sh e1000e/irq.sh e1000e/ethtool.sh e1000e/overload.sh e1000e/link.sh e1000e/rebind.sh e1000e/zerocopy.sh"
+E1000E_AREAS="e1000e/traffic.sh e1000e/rss.sh e1000e/irq.sh e1000e/ethtool.sh e1000e/overload.sh e1000e/link.sh e1000e/rebind.sh e1000e/zerocopy.sh e1000e/txring.sh"
 words=()
 for t in $TESTS; do
 	case $t in

@@ -1,0 +1,167 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The transmit ring: frames written by an application into a ringcap
+# socket's TX ring and sent by a kick (a zero-length send, or poll() for
+# POLLOUT), straight into ringcap_e1000e's TX descriptors with no skb, and
+# through an skb per frame on any other device (a veth pair here).
+#
+#   - refusals: bad sizes and options, frames too short or too long,
+#     unusable producers and records: counted, EINVAL where the ABI says,
+#     and nothing reaches the wire;
+#   - 100000 frames of mixed sizes from rcgen --tx-ring (a replayed
+#     file) arrive byte-exact and in order at the other end: the host's
+#     receiver on rce2 (the driver's path, tx0_ring_frames), and the peer
+#     of a veth (the generic path);
+#   - both kicks, sendto() and poll(POLLOUT), with a ring smaller than
+#     the burst; a carrier down refuses frames and counts them.
+#
+# One area of the ringcap_e1000e tests on QEMU's 82574L: it sets up its
+# own NICs, driver and namespace and puts them back at the end (lib.sh
+# here), so it runs alone or beside the other areas, in any order. In a
+# guest as root (scripts/vm/run ... --nic e1000e-pair --nic e1000e-dgram),
+# after run_guest.sh loaded ringcap:
+#
+#   RC_TESTS=e1000e/txring.sh selftests/run_guest.sh
+#
+# Settings (RC_E1000E_*, RC_REQUIRE, RC_HOST...): see lib.sh.
+#
+# Output: TAP. Exit status: 0 all passed, 1 a test failed, 4 skipped.
+set -euo pipefail
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+e1000e_begin 9
+
+TX=$BIN/rc_tx
+RCGEN=$TOOLS/rcgen
+SHARE=${RC_HOST_SHARE:-/run/ringcap-vm/share}
+N=100000
+VX=rctx0 VY=rctx1	# the veth pair of the generic path
+have_tx() {
+	[ -x "$TX" ] || { msg="no $TX (make -C selftests)"; return "$MISSING"; }
+	[ -x "$RCGEN" ] || { msg="no $RCGEN (make -C userland)"; return "$MISSING"; }
+}
+# The frames every volume run replays, in the share for the host too.
+frames_file() {
+	[ -s "$SHARE/tx.pcap" ] && return 0
+	"$PY" -S "$FRAMES_PY" udp-write "$SHARE/tx.pcap" 1009 5 "${MAC[2]}" >/dev/null
+}
+veth_up() {
+	ip link del "$VX" 2>/dev/null || true
+	ip link add "$VX" type veth peer name "$VY" &&
+		ip link set "$VX" up && ip link set "$VY" up
+}
+# cap_start ID DEV: tcpdump (AF_PACKET, the system's libpcap) on DEV into
+# $tmp/ID.pcap, only the test frames (UDP and EtherType 0x88b5).
+declare -A CAPPID
+cap_start() {
+	tcpdump -Z root -n -p -B 65536 -i "$2" -w "$tmp/$1.pcap" 'udp or ether proto 0x88b5' \
+		>"$tmp/$1.out" 2>&1 &
+	CAPPID[$1]=$!
+	wait_for 20 grep -q 'listening on' "$tmp/$1.out"
+}
+cap_stop() {
+	[ -n "${CAPPID[$1]:-}" ] || return 0
+	sleep 1
+	kill -INT "${CAPPID[$1]}" 2>/dev/null || true
+	wait "${CAPPID[$1]}" 2>/dev/null || true
+	CAPPID[$1]=
+}
+# rcgen_tx DEV ARGS...: rcgen sending through DEV's transmit ring; RG_OUT
+# is its report.
+rcgen_tx() {
+	local dev=$1
+	shift
+	RG_OUT=$("$RCGEN" --tx-ring "$dev" -q "$@" 2>&1) || { msg="rcgen --tx-ring $dev $*: $(tail -n 2 <<<"$RG_OUT" | tr '\n' ' ')"; return 1; }
+}
+
+# ---- refusals ----------------------------------------------------------------
+
+t_refuse() {
+	local out
+	have_tx || return $?
+	veth_up || { msg="no veth pair"; return 1; }
+	cap_start ref "$VY" || { msg="tcpdump on $VY did not start"; return 1; }
+	out=$("$TX" refuse "$VX" 2>&1) || true
+	cap_stop ref
+	echo "$out" | show
+	msg="$(grep -c ': ok ' <<<"$out") ok, $(grep -c ': FAIL ' <<<"$out") failed; frames on $VY: $("$PY" -S "$FRAMES_PY" count "$tmp/ref.pcap")"
+	! grep -q ': FAIL ' <<<"$out" && grep -q '^nothing_sent: ok' <<<"$out" &&
+		[ "$("$PY" -S "$FRAMES_PY" count "$tmp/ref.pcap")" = 0 ]
+}
+tcase "tx ring: bad sizes, options, lengths, producers and records are refused and counted, and nothing reaches the wire (veth)" t_refuse
+
+# ---- the generic path: veth --------------------------------------------------
+
+t_veth() {
+	local out
+	have_tx || return $?
+	frames_file || { msg="udp-write failed"; return 1; }
+	veth_up || { msg="no veth pair"; return 1; }
+	cap_start veth "$VY" || { msg="tcpdump on $VY did not start"; return 1; }
+	rcgen_tx "$VX" --replay "$SHARE/tx.pcap" --count "$N" --rate 20000 || { cap_stop veth; return 1; }
+	cap_stop veth
+	out=$("$PY" -S "$FRAMES_PY" replayed "$SHARE/tx.pcap" "$tmp/veth.pcap" "$N" 2>&1) || true
+	msg="$(tail -n 1 <<<"$RG_OUT"); $VY: $out"
+	[[ $out == ok:* ]]
+}
+tcase "tx ring, generic path: $N frames of mixed sizes through $VX's ring arrive at $VY byte-exact and in order" t_veth
+ip link del "$VX" 2>/dev/null || true
+
+# ---- the driver's path: rce2 to the host ---------------------------------------
+
+declare -A D0 D1
+t_e1000e() {
+	local out
+	have_host || return "$MISSING"
+	have_tx || return $?
+	frames_file || { msg="udp-write failed"; return 1; }
+	rm -f "$SHARE/txrecv.pcap"
+	"$RC_HOST" --bg txrecv recv nic2 --write txrecv.pcap --count "$N" --duration 120 \
+		>"$tmp/txrecv.out" 2>&1 || true
+	sleep 1
+	snap D0 "$G"
+	rcgen_tx "$G" --replay "$SHARE/tx.pcap" --count "$N" --rate 20000 || return 1
+	"$RC_HOST" --timeout 150 --wait txrecv >>"$tmp/txrecv.out" 2>&1 || true
+	snap D1 "$G"
+	out=$("$PY" -S "$FRAMES_PY" replayed "$SHARE/tx.pcap" "$SHARE/txrecv.pcap" "$N" 2>&1) || true
+	msg="$(tail -n 1 <<<"$RG_OUT"); host: $(tail -n 1 "$tmp/txrecv.out"); $out; tx0_ring_frames +$(d D0 D1 tx0_ring_frames), tx0_packets +$(d D0 D1 tx0_packets)"
+	[[ $out == ok:* ]] && [ "$(d D0 D1 tx0_ring_frames)" = "$N" ]
+}
+tcase "tx ring, driver path: $N frames of mixed sizes through $G's ring arrive at the host byte-exact and in order, all as ring frames (no skb)" t_e1000e
+
+# Both kicks, with a 64 KiB ring far smaller than the burst.
+t_kicks() {
+	local out before
+	have_host || return "$MISSING"
+	have_tx || return $?
+	"$RC_HOST" --bg kicks recv nic2 --count 5000 --duration 60 >"$tmp/kicks.out" 2>&1 || true
+	sleep 1
+	out=$("$TX" send "$G" 5000 2>&1) || true
+	"$RC_HOST" --timeout 90 --wait kicks >>"$tmp/kicks.out" 2>&1 || true
+	msg="$(tail -n 1 <<<"$out"); host: $(tail -n 1 "$tmp/kicks.out")"
+	[ "$(kv sent "$out")" = 5000 ] && [ "$(kv received "$(tail -n 1 "$tmp/kicks.out")")" = 5000 ] &&
+		[ "$(kv kicks "$out")" -gt 1 ]
+}
+tcase "tx ring: sendto() and poll(POLLOUT) kick in turn through a 64 KiB ring: 5000 frames sent, 5000 received by the host" t_kicks
+
+t_down() {
+	local out
+	have_host || return "$MISSING"
+	have_tx || return $?
+	out=$("$RC_HOST" monitor set_link nic2 off 2>&1) || { msg="set_link off: $out"; return 1; }
+	wait_for 20 carrier "$G" 0 || true
+	out=$("$TX" send "$G" 10 2>&1) || true
+	"$RC_HOST" monitor set_link nic2 on >/dev/null 2>&1 || true
+	wait_for 20 carrier "$G" 1 || true
+	msg="carrier off: $(tail -n 1 <<<"$out")"
+	[ "$(kv refused "$out")" = 10 ] && [ "$(kv sent "$out")" = 0 ]
+}
+tcase "tx ring: with the carrier down every frame is refused and counted, none sent" t_down
+
+t_works() {
+	works
+}
+tcase "tx ring: afterwards $A, $B and $G work as before" t_works
+
+e1000e_end

@@ -15,7 +15,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,20 +29,7 @@
 
 static int failures;
 
-static void report(const char *name, int ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *name, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: %s (", name, ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf(")\n");
-	failures += !ok;
-}
+#define report(name, ok, ...)	(failures += !rc_report(name, ok, __VA_ARGS__))
 
 struct tx {
 	int fd;

@@ -503,3 +503,16 @@ int rc_pin_cpu(int cpu)
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
+
+bool rc_report(const char *name, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s: %s (", name, ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf(")\n");
+	fflush(stdout);
+	return ok;
+}

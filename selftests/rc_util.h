@@ -75,6 +75,13 @@ int rc_proc_count(void);
 /* The first line, into buf. */
 int rc_proc_first_line(char *buf, size_t len);
 
+/*
+ * One check of a helper that reports line by line (rc_zc, rc_tx):
+ * "NAME: ok (WHY)" or "NAME: FAIL (WHY)". Returns ok.
+ */
+bool rc_report(const char *name, bool ok, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* Run a shell command; returns its exit status (or -1). */
 int rc_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

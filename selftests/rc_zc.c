@@ -19,7 +19,6 @@
  *	socket error (error= says which), 1 else
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -35,21 +34,7 @@
 
 static int failures;
 
-static void report(const char *name, int ok, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void report(const char *name, int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: %s (", name, ok ? "ok" : "FAIL");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf(")\n");
-	fflush(stdout);
-	failures += !ok;
-}
+#define report(name, ok, ...)	(failures += !rc_report(name, ok, __VA_ARGS__))
 
 /* A socket with RINGCAP_ZEROCOPY set to zc, bound; fd or -errno. */
 static int zc_socket(int ifindex, unsigned int q, int zc, int *bind_err)

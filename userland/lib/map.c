@@ -53,10 +53,29 @@ static int rc_check_zc(struct ringcap *rc, const struct ringcap_ring_hdr *hdr,
 		       (unsigned long long)hdr->zc_mmap_size);
 }
 
+/*
+ * Where a ring's header puts its data area, against what getsockopt said:
+ * offsets are masked with data_size - 1, so it must be 2^n, of at least
+ * min bytes, after the header and inside the mapping.
+ */
+static int rc_check_area(struct ringcap *rc, const char *what,
+			 uint32_t data_offset, uint32_t size, size_t hdr_len,
+			 uint32_t min, const struct ringcap_ring_info *info)
+{
+	if (size >= min && !(size & (size - 1)) &&
+	    data_offset >= hdr_len && !(data_offset % RINGCAP_REC_ALIGN) &&
+	    data_offset == info->data_offset && size == info->data_size &&
+	    (uint64_t)data_offset + size <= info->mmap_size)
+		return 0;
+	return rc_fail(rc, EPROTO,
+		       "inconsistent %s geometry: data_offset %u data_size %u mmap_size %llu",
+		       what, data_offset, size,
+		       (unsigned long long)info->mmap_size);
+}
+
 int rc_check_hdr(struct ringcap *rc, const struct ringcap_ring_hdr *hdr,
 		 const struct ringcap_ring_info *info)
 {
-	uint32_t size = hdr->data_size;
 
 	if (hdr->magic != RINGCAP_MAGIC)
 		return rc_fail(rc, EPROTO,
@@ -68,17 +87,9 @@ int rc_check_hdr(struct ringcap *rc, const struct ringcap_ring_hdr *hdr,
 		return rc_fail(rc, EPROTO,
 			       "ring record header is %u bytes, expected %zu",
 			       hdr->rec_hdr_len, sizeof(struct ringcap_rec));
-	/* Offsets are masked with data_size - 1, so it must be 2^n. */
-	if (size < RINGCAP_REC_ALIGN || (size & (size - 1)) ||
-	    hdr->data_offset < sizeof(*hdr) ||
-	    hdr->data_offset % RINGCAP_REC_ALIGN ||
-	    hdr->data_offset != info->data_offset ||
-	    size != info->data_size ||
-	    (uint64_t)hdr->data_offset + size > info->mmap_size)
-		return rc_fail(rc, EPROTO,
-			       "inconsistent ring geometry: data_offset %u data_size %u mmap_size %llu",
-			       hdr->data_offset, size,
-			       (unsigned long long)info->mmap_size);
+	if (rc_check_area(rc, "ring", hdr->data_offset, hdr->data_size,
+			  sizeof(*hdr), RINGCAP_REC_ALIGN, info))
+		return -1;
 	return rc_check_zc(rc, hdr, info);
 }
 
@@ -98,20 +109,10 @@ int rc_check_tx_hdr(struct ringcap *rc, const struct ringcap_tx_hdr *hdr,
 		return rc_fail(rc, EPROTO,
 			       "transmit record header is %u bytes, expected %zu",
 			       hdr->rec_hdr_len, sizeof(struct ringcap_tx_rec));
-	/*
-	 * As for the receive ring, and room for one record of the
-	 * shortest frame, so that ringcap_tx_frame_max() is never below it.
-	 */
-	if (size < rc_tx_rec_len(ETH_HLEN) || (size & (size - 1)) ||
-	    hdr->data_offset < sizeof(*hdr) ||
-	    hdr->data_offset % RINGCAP_REC_ALIGN ||
-	    hdr->data_offset != info->data_offset ||
-	    size != info->data_size ||
-	    (uint64_t)hdr->data_offset + size > info->mmap_size)
-		return rc_fail(rc, EPROTO,
-			       "inconsistent transmit ring geometry: data_offset %u data_size %u mmap_size %llu",
-			       hdr->data_offset, size,
-			       (unsigned long long)info->mmap_size);
+	/* Room for one record of the shortest frame at least. */
+	if (rc_check_area(rc, "transmit ring", hdr->data_offset, size,
+			  sizeof(*hdr), rc_tx_rec_len(ETH_HLEN), info))
+		return -1;
 	if (hdr->frame_max < ETH_HLEN)
 		return rc_fail(rc, EPROTO,
 			       "the transmit ring takes frames of at most %u bytes, less than an Ethernet header",

@@ -285,10 +285,12 @@ sysctl -qw "net.ipv6.conf.default.disable_ipv6=1" 2>/dev/null || true
 ip link add "$SIM" type ringcap_sim
 ip link set "$SIM" up
 
-# 1: the drop-in is the library tcpdump runs with
+# 1: the drop-in is the library tcpdump runs with. grep reads all of its
+# input: with -q it would stop at the match, and ldd, still writing,
+# would die of SIGPIPE and fail the pipeline (pipefail).
 check "ringcap-run tcpdump loads the drop-in libpcap" \
-	eval '"$RUN" ldd /usr/bin/tcpdump | grep -qF "$(readlink -f "$LPR")/build/lib/libpcap.so.0.8" &&
-	      "$RUN" tcpdump --version 2>&1 | grep -q "libpcap version"'
+	eval '"$RUN" ldd /usr/bin/tcpdump | grep -F "$(readlink -f "$LPR")/build/lib/libpcap.so.0.8" >/dev/null &&
+	      "$RUN" tcpdump --version 2>&1 | grep "libpcap version" >/dev/null'
 
 # 2-7: 1009 frames through ringcap, and at the same time through AF_PACKET
 tcpdump_start rc -- -i "$SIM" -c 1009

@@ -130,30 +130,33 @@ void rce_rx_irq_arm(struct rce_rx_ring *rx)
 	struct rce_adapter *ad = rx->ad;
 	unsigned long flags;
 
-	if (ad->irq_mode == RCE_IRQ_MSIX) {
-		if (!test_and_clear_bit(RCE_IRQ_HELD, &rx->irq_held))
-			return;
-		u64_stats_update_begin(&rx->stats.syncp);
-		u64_stats_inc(&rx->stats.unmasks);
-		u64_stats_update_end(&rx->stats.syncp);
-		rce_wr(ad, RCE_IMS, rx->irq_bit);
-		return;
-	}
-
+	/* Under the lock the handlers take too: see rce_msix_rx(). */
 	spin_lock_irqsave(&ad->rx_irq_lock, flags);
 	if (test_and_clear_bit(RCE_IRQ_HELD, &rx->irq_held)) {
 		u64_stats_update_begin(&rx->stats.syncp);
 		u64_stats_inc(&rx->stats.unmasks);
 		u64_stats_update_end(&rx->stats.syncp);
-		if (--ad->rx_active == 0)
+		if (ad->irq_mode == RCE_IRQ_MSIX)
+			rce_wr(ad, RCE_IMS, rx->irq_bit);
+		else if (--ad->rx_active == 0)
 			rce_wr(ad, RCE_IMS, ad->rx_irq_bits);
 	}
 	spin_unlock_irqrestore(&ad->rx_irq_lock, flags);
 }
 
+/*
+ * The hold and the thread's arm take rx_irq_lock, as with a shared vector:
+ * a handler that set the bit but had not yet written IMC when the thread
+ * cleared it and wrote IMS would otherwise leave the queue masked with the
+ * bit clear, and no arm would ever unmask it again (the queue stalls).
+ */
 static irqreturn_t rce_msix_rx(int irq, void *data)
 {
-	rce_rx_irq_hold(data);
+	struct rce_rx_ring *rx = data;
+
+	spin_lock(&rx->ad->rx_irq_lock);
+	rce_rx_irq_hold(rx);
+	spin_unlock(&rx->ad->rx_irq_lock);
 	return IRQ_HANDLED;
 }
 

@@ -148,7 +148,8 @@ struct rce_adapter {
 	int			nvec;
 	u32			rx_irq_bits;	/* all RX causes we enable */
 	/* Single vector: the RX causes are shared by both queues, so they
-	 * stay masked until every queue that was woken has drained. */
+	 * stay masked until every queue that was woken has drained. With
+	 * MSI-X it orders a queue's hold against its thread's arm. */
 	spinlock_t		rx_irq_lock;
 	unsigned int		rx_active;	/* queues holding the mask */
 	int			irq_vec[RCE_NUM_VEC];	/* Linux IRQ numbers */

@@ -284,7 +284,17 @@ serves_stack() {
 	snap b "$G"
 	msg+="; then: NIC owns $(nic_owned 0)/$(nic_owned 1) of $c, 400 frames -> to_stack +$(dq a b to_stack) (rx0 +$(d a b rx0_to_stack), rx1 +$(d a b rx1_to_stack))"
 	[ "$(d a b rx0_to_stack)" -gt 0 ] && [ "$(d a b rx1_to_stack)" -gt 0 ] &&
-		[ "$(dq a b to_stack)" -ge 390 ] && [ "$(proc_line "${ZCPID[$1]:-x}")" = "" ]
+		[ "$(dq a b to_stack)" -ge 390 ] && [ "$(proc_line "${ZCPID[$1]:-x}")" = "" ] &&
+		return 0
+	queue_state
+	return 1
+}
+# What a stuck queue looks like: its counters and the NIC's ring registers.
+queue_state() {
+	echo "# $G queue counters:"
+	ethtool -S "$G" | grep -E 'rx[01]_|rx_overruns|rx_hw' | show
+	echo "# $G registers (IMS; RDLEN RDH RDT of queue 0, then 1): $(ethtool -d "$G" raw on | od -An -tu4 -v -w4 | sed -n '4p;14,19p' | tr -s ' \n' ' ')"
+	show /proc/net/ringcap
 }
 
 t_kill() {

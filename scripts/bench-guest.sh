@@ -13,16 +13,18 @@
 # standard hook in mode 0 and XDP in mode 2, against native XDP_DROP as
 # the ceiling), three readers each copying everything against a ringcap
 # cluster and netsniff-ng's AF_PACKET fanout, zero-copy receive against
-# copy mode and AF_PACKET on the 82574L's two RX queues, and the
-# sim-device micro-benchmark with 1 and 3 readers: the capture path
-# without NIC emulation. Last, where the time goes: a profiled run of the
-# main virtio-net set-ups (perf in the guest, drops.bt/afpacket-drops.bt).
+# copy mode and AF_PACKET on the 82574L's two RX queues, the transmit
+# rate the other way, out of the 82574L to the host (ringcap's TX ring,
+# trafgen, sendmmsg() and pktgen; rows in OUT-tx.csv), and the sim-device
+# micro-benchmark with 1 and 3 readers: the capture path without NIC
+# emulation. Last, where the time goes: a profiled run of the main
+# virtio-net set-ups (perf in the guest, drops.bt/afpacket-drops.bt).
 #
 #   scripts/bench-guest.sh full|quick OUT.csv
 #
 #   RINGCAP_BENCH_FRAMES, RINGCAP_BENCH_REPS   override the matrix's
 #   RINGCAP_BENCH_PARTS   which parts run (default all: "e1000e virtio
-#                         multi zerocopy sim explain"; quick leaves
+#                         multi zerocopy tx sim explain"; quick leaves
 #                         explain out); the others are left out of the
 #                         plan
 #
@@ -52,6 +54,16 @@
 # TPACKET_V3 ring for all queues: AF_PACKET cannot bind to one queue).
 # Compare their total share, captured_sum / offered (the CSV's share
 # column is per process, as for the cluster and fanout rows).
+# Transmit (figure "tx", the 82574L, FRAMES frames of 64 B, full matrix
+# also 1500 B, as fast as the sender goes, the host counting what
+# arrives): tx_ceiling (the kernel's pktgen on ringcap_e1000e, one skb
+# cloned, a doorbell per burst of 64: what the emulated NIC takes with no
+# user space), tx_ring (rcgen --tx-ring: ringcap's TX ring, straight into
+# ringcap_e1000e's descriptors), tx_trafgen (netsniff-ng's trafgen:
+# AF_PACKET TX_RING with its default qdisc bypass), tx_sendmmsg
+# (bench-sendmmsg: AF_PACKET SOCK_RAW, sendmmsg() of 64 frames, through
+# the qdisc), all on ringcap_e1000e, and tx_trafgen_stock (trafgen on the
+# stock e1000e). OUT-tx.csv (tx_run says what each column is).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -63,6 +75,8 @@ RUN=$top/libpcap-ring/ringcap-run
 PACKZIP=$top/userland/build/bin/packzip
 RINGCOUNT=$top/userland/build/bin/ringcount
 INJECT=$top/selftests/build/bin/rc_inject
+RCGEN=$top/userland/build/bin/rcgen
+SENDMMSG=$top/build/bench/bench-sendmmsg	# scripts/bench-sendmmsg.c
 SIM_KO=$top/selftests/build/$(uname -r)/ringcap_sim.ko
 PARAMS=/sys/module/ringcap/parameters
 BUF_KIB=8192			# every reader gets 8 MiB of buffer or ring
@@ -74,13 +88,13 @@ full)
 	SETUPS="af_stock af_rce0 rc_m0 rc_m1 rc_m2 ringcount"
 	SIZES="64 256 512 1500" LEVELS="0 1 3 6 9" PROCS="2 3" PROC_LEVELS="0 9"
 	VIO_SIZES="64 1500" MULTI_NICS="vio e1k" ZC_SIZES="64 512 1500"
-	SIM_FRAMES=200000 ;;
+	TX_SIZES="64 1500" SIM_FRAMES=200000 ;;
 quick)
 	FRAMES=30000 REPS=1
 	SETUPS="af_stock rc_m0 rc_m2 ringcount"
 	SIZES="64 1500" LEVELS="0 9" PROCS="3" PROC_LEVELS="0"
 	VIO_SIZES="64" MULTI_NICS="vio" ZC_SIZES="64 1500"
-	SIM_FRAMES=50000 ;;
+	TX_SIZES="64" SIM_FRAMES=50000 ;;
 *)
 	echo "bench: matrix full or quick, not '$matrix'" >&2
 	exit 2 ;;
@@ -92,14 +106,19 @@ CLUSTER=1:flow
 # Zero-copy: the 82574L's RX queues, one ringcount each (zc_af: one
 # netsniff-ng on all of them).
 ZC_SETUPS="zc_zc zc_copy zc_af" ZC_QUEUES=2
+# Transmit (figure "tx"): the ceiling (pktgen), then ringcap's TX ring,
+# trafgen and sendmmsg() on ringcap_e1000e, then trafgen on the stock
+# e1000e.
+TX_SETUPS="tx_ceiling tx_ring tx_trafgen tx_sendmmsg tx_trafgen_stock"
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
 REPS=${RINGCAP_BENCH_REPS:-$REPS}
-PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio multi zerocopy sim$([ "$matrix" = quick ] || echo " explain")} "
+PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio multi zerocopy tx sim$([ "$matrix" = quick ] || echo " explain")} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 part e1000e || SETUPS=
 part virtio || VIO_SETUPS=
 part multi || MULTI_NICS=
 part zerocopy || ZC_SETUPS=
+part tx || TX_SETUPS=
 
 out=$(mktemp -d)
 apps=()
@@ -118,6 +137,16 @@ done
 	{ echo "bench: the explain part needs perf (scripts/deps.sh --bench)" >&2; exit 1; }
 [ -f "$top/libpcap-ring/build/lib/libpcap.so.0.8" ] ||
 	{ echo "bench: no drop-in libpcap (make -C libpcap-ring)" >&2; exit 1; }
+if part tx; then
+	"$RCGEN" --help 2>&1 | grep -q -- --tx-ring ||
+		{ echo "bench: the tx part needs $RCGEN with --tx-ring (make -C userland)" >&2; exit 1; }
+	[ -x "$SENDMMSG" ] ||
+		{ echo "bench: the tx part needs $SENDMMSG (scripts/bench.sh builds it)" >&2; exit 1; }
+	command -v trafgen >/dev/null ||
+		{ echo "bench: the tx part needs trafgen (netsniff-ng, scripts/deps.sh)" >&2; exit 1; }
+	modprobe -n pktgen 2>/dev/null ||
+		{ echo "bench: the tx part needs the kernel's pktgen module" >&2; exit 1; }
+fi
 
 # ---- measuring ---------------------------------------------------------
 
@@ -470,6 +499,195 @@ zc_runs() {
 	done
 }
 
+# ---- transmit ----------------------------------------------------------------
+
+# Figure "tx": frames sent from the guest out of the 82574L ($dev) toward
+# the host, as fast as each sender goes (no rate limit), the host's rcgen
+# --recv counting what arrives. Every sender runs on CPU 0 (trafgen -P 1
+# pins itself there, pktgen's thread is kpktgend_0, the others go through
+# taskset). One row per run in $TX_CSV:
+#   sent, send_seconds  the sender's own count and timing of its send loop
+#                       (rcgen: up to the drained ring; trafgen: up to its
+#                       final flush, which it leaves out; pktgen: its
+#                       Result; bench-sendmmsg: first to last call)
+#   wall_seconds        the guest's clock around the whole sender command,
+#                       start-up included
+#   received, received_bytes, recv_seconds
+#                       the host's count, and its window: from before the
+#                       sender starts (it must listen first) to the last
+#                       frame, or to when it was stopped
+#   sent_pps, received_pps   sent and received over send_seconds
+#   nic_tx, nic_tx_dropped   the driver's tx_packets and tx_dropped over
+#                       the run; ring_frames: tx0_ring_frames (frames the
+#                       driver took from a TX ring without an skb; "-" on
+#                       the stock e1000e), path: ring, skb or ring+skb
+# trafgen's TX_RING bypasses the qdisc, and a frame it flushes while the
+# driver's queue is stopped is dropped without a count anywhere (AF_PACKET
+# frees it and reports ENOBUFS, which trafgen ignores): its sent counts
+# what it put into its ring, the host's received what left the NIC.
+TX_NIC=nic0		# the 82574L on the host's side (scripts/guest-nic.sh)
+TX_CPU=0
+TX_BATCH=64		# frames per kick (rcgen), per sendmmsg(), per pktgen burst
+TX_WAIT=5		# seconds the host's receiver gets once the NIC is quiet
+TX_RECV_MAX=300		# its own bound, should it never be stopped
+TX_SHARE=${RC_HOST_SHARE:-/run/ringcap-vm/share}
+PG=/proc/net/pktgen
+TX_HEADER="kernel,git_rev,date,setup,driver,sender,size,rep,frames,sent,send_seconds,sent_pps,wall_seconds,received,received_bytes,recv_seconds,received_pps,nic_tx,nic_tx_dropped,ring_frames,send_errors,cpu0_user,cpu0_sys,cpu0_softirq,cpu1_user,cpu1_sys,cpu1_softirq,path"
+
+tx_enter() {
+	case $1 in
+	tx_trafgen_stock) nic_bind e1000e ;;
+	*) nic_bind ringcap_e1000e ;;
+	esac
+	echo 0 >"$PARAMS/transparent_mode"
+}
+
+# trafgen's one packet, SIZE bytes without FCS: Ethernet broadcast,
+# IPv4 10.1.0.1 -> 10.0.0.2 with its checksum, UDP 10000 -> 5001 without
+# one, zeros. Static: trafgen only copies it into its ring, where rcgen
+# also writes a sequence number and two checksums per frame.
+tx_trafgen_cfg() {
+	cat <<EOF
+{
+  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0x00, 0x00, 0x00, 0x00, 0x02,
+  c16(0x0800),
+  0x45, 0x00, c16($(($1 - 14))), c16(0), c16(0x4000), 64, 17, csumip(14, 33),
+  10, 1, 0, 1, 10, 0, 0, 2,
+  c16(10000), c16(5001), c16($(($1 - 34))), c16(0),
+  fill(0x00, $(($1 - 42)))
+}
+EOF
+}
+
+pg_set() { echo "$2" >"$1" || echo "bench: pktgen: '$2' into $1 refused" >&2; }
+# tx_pktgen SIZE: the kernel's pktgen on $dev, the same skb again and
+# again (clone_skb), a doorbell per burst of TX_BATCH (xmit_more): no
+# user space, the least the guest can do per frame.
+tx_pktgen() {
+	local th=$PG/kpktgend_$TX_CPU p=$PG/$dev
+	[ -d "$PG" ] || modprobe pktgen
+	pg_set "$th" rem_device_all
+	pg_set "$th" "add_device $dev"
+	pg_set "$p" "count $FRAMES"
+	pg_set "$p" "pkt_size $1"
+	pg_set "$p" "clone_skb $FRAMES"
+	pg_set "$p" "burst $TX_BATCH"
+	pg_set "$p" "delay 0"
+	pg_set "$p" "dst 10.0.0.2"
+	pg_set "$p" "dst_mac ff:ff:ff:ff:ff:ff"
+	pg_set "$PG/pgctrl" start	# returns when the count is sent
+	cat "$p" >"$out/tx"
+	pg_set "$th" rem_device_all
+}
+
+# tx_send SETUP SIZE: run the sender; sets SENT SEND_S SEND_ERR (its own
+# count, seconds and errors; empty if it printed none)
+tx_send() {
+	local s e r
+	SENT= SEND_S= SEND_ERR=
+	case $1 in
+	tx_ceiling)
+		tx_pktgen "$2"
+		s=$(tr '\n' ' ' <"$out/tx")
+		SENT=$(sed -n 's/.*pkts-sofar: *\([0-9]*\).*/\1/p' <<<"$s")
+		SEND_ERR=$(sed -n 's/.*pkts-sofar: *[0-9]* *errors: *\([0-9]*\).*/\1/p' <<<"$s")
+		SEND_S=$(sed -n 's/.*Result: OK: *\([0-9]*\)(.*/\1/p' <<<"$s")
+		[ -z "$SEND_S" ] || SEND_S=$(awk -v u="$SEND_S" 'BEGIN { printf "%.6f", u / 1e6 }') ;;
+	tx_ring)
+		taskset -c "$TX_CPU" "$RCGEN" --tx-ring "$dev" --size "$2" --flows "$FLOWS" \
+			--rate 0 --count "$FRAMES" -q >"$out/tx" 2>&1 || true
+		s=$(grep '^rcgen:' "$out/tx" | tail -n 1)
+		SENT=$(kv sent "$s") SEND_S=$(kv seconds "$s")
+		# Refused frames (tx_refused) are errors too; tx_full (kicks a
+		# full queue cut short, the rest sent later) is not.
+		e=$(kv send_errors "$s") r=$(kv tx_refused "$s")
+		[ -z "$SENT" ] || SEND_ERR=$((${e:-0} + ${r:-0})) ;;
+	tx_trafgen|tx_trafgen_stock)
+		tx_trafgen_cfg "$2" >"$out/trafgen.cfg"
+		# Its TX_RING (the default) with the qdisc bypass (the default
+		# since Linux 3.14, -q turns it off); its IRQ affinity left
+		# alone (-Q), as for the others.
+		trafgen -i "$out/trafgen.cfg" -o "$dev" -n "$FRAMES" -P 1 -Q >"$out/tx" 2>&1 || true
+		s=$(tr -d '\r' <"$out/tx")
+		SENT=$(sed -n 's/^ *\([0-9]*\) packets outgoing.*/\1/p' <<<"$s" | tail -n 1)
+		SEND_S=$(sed -n 's/^ *\([0-9]*\) sec, \([0-9]*\) usec on CPU0.*/\1 \2/p' <<<"$s" |
+			awk '{ printf "%.6f", $1 + $2 / 1e6 }')
+		[ -z "$SENT" ] || SEND_ERR=0 ;;
+	tx_sendmmsg)
+		taskset -c "$TX_CPU" "$SENDMMSG" "$dev" "$FRAMES" "$2" "$FLOWS" "$TX_BATCH" \
+			>"$out/tx" 2>&1 || true
+		s=$(grep '^bench-sendmmsg:' "$out/tx" | tail -n 1)
+		SENT=$(kv sent "$s") SEND_S=$(kv seconds "$s") SEND_ERR=$(kv retries "$s") ;;
+	esac
+	if [ -z "$SENT" ] || [ -z "$SEND_S" ]; then
+		echo "bench: $1: the sender gave no summary:" >&2
+		sed 's/^/  /' "$out/tx" >&2
+		SENT=${SENT:-0} SEND_S=${SEND_S:-0}
+	fi
+}
+
+# tx_run SETUP SIZE REP: one measured send, one row of $TX_CSV
+tx_run() {
+	local setup=$1 size=$2 rep=$3 id=tx-$1-$2-$3 drv sender c0 c1 t0 t1
+	local n0 d0 r0 g recv rbytes rsecs nic_tx drops ring=- path wall
+	drv=$(basename "$(readlink -f "/sys/bus/pci/devices/$pci/driver")")
+	case $setup in
+	tx_ceiling) sender=pktgen ;;
+	tx_ring) sender=rcgen ;;
+	tx_sendmmsg) sender=sendmmsg ;;
+	*) sender=trafgen ;;
+	esac
+	# The host listens first: its rcgen says so once it is bound.
+	"$RC_HOST" --bg "$id" recv "$TX_NIC" --count "$FRAMES" --duration "$TX_RECV_MAX" ||
+		echo "bench: rc_host refused the receiver $id" >&2
+	wait_for 30 grep -q '^rcgen: receiving on' "$TX_SHARE/hostreq/$id.out" ||
+		{ echo "bench: the host's receiver $id did not say it listens; going on" >&2; sleep 1; }
+	n0=$(nic_sys tx_packets) d0=$(nic_sys tx_dropped) r0=$(nic_stat tx0_ring_frames)
+	c0=$(cpu_snap)
+	t0=$EPOCHREALTIME
+	tx_send "$setup" "$size"
+	t1=$EPOCHREALTIME
+	c1=$(cpu_snap)
+	steady 0.5 nic_sys tx_packets || true
+	nic_tx=$(($(nic_sys tx_packets) - n0)) drops=$(($(nic_sys tx_dropped) - d0))
+	[ -z "$r0" ] || ring=$(($(nic_stat tx0_ring_frames) - r0))
+	# Whatever left the NIC is at the host by now: a receiver still
+	# short of FRAMES is stopped after TX_WAIT (rc_host then exits 124)
+	# and prints what it got.
+	"$RC_HOST" --timeout "$TX_WAIT" --wait "$id" >"$out/recv" 2>&1 || true
+	g=$(grep '^rcgen: received=' "$out/recv" | tail -n 1 || true)
+	[ -n "$g" ] || { echo "bench: $id: the host's receiver gave no summary:" >&2; sed 's/^/  /' "$out/recv" >&2; }
+	recv=$(kv received "$g") rbytes=$(kv bytes "$g") rsecs=$(kv seconds "$g")
+	recv=${recv:-0} rbytes=${rbytes:-0} rsecs=${rsecs:-0}
+	if [ "$ring" = - ]; then path=skb
+	elif [ "$ring" -gt 0 ] && [ "$ring" -ge "$nic_tx" ]; then path=ring
+	elif [ "$ring" -gt 0 ]; then path=ring+skb
+	else path=skb
+	fi
+	wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", b - a }')
+	local f=(
+		"$(uname -r)" "$GIT_REV" "$DATE" "$setup" "$drv" "$sender" "$size" "$rep"
+		"$FRAMES" "$SENT" "$SEND_S"
+		"$(awk -v n="$SENT" -v s="$SEND_S" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')"
+		"$wall" "$recv" "$rbytes" "$rsecs"
+		"$(awk -v n="$recv" -v s="$SEND_S" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')"
+		"$nic_tx" "$drops" "$ring" "${SEND_ERR:-0}" $(cpu_split "$c0" "$c1") "$path"
+	)
+	(IFS=,; echo "${f[*]}") >>"$TX_CSV"
+	printf 'bench: tx        %-16s %4sB rep %s: %s sent %s in %ss (%ss wall), host received %s in %ss, NIC tx %s (dropped %s, ring %s), path %s\n' \
+		"$setup" "$size" "$rep" "$sender" "$SENT" "$SEND_S" "$wall" "$recv" "$rsecs" \
+		"$nic_tx" "$drops" "$ring" "$path"
+}
+
+# tx_runs REP: every transmit set-up, each frame size
+tx_runs() {
+	local setup size
+	for setup in $TX_SETUPS; do
+		tx_enter "$setup"
+		for size in $TX_SIZES; do tx_run "$setup" "$size" "$1"; done
+	done
+}
+
 # ---- the sim micro-benchmark -----------------------------------------------
 
 # Frames injected into ringcap_sim as fast as it takes them: AF_PACKET
@@ -545,7 +763,8 @@ sim_bench() {
 # Output: explain/SETUP-xN.perf (perf report by command, object and
 # symbol, tab-separated) and .drops, explain/runs.csv.
 EXPLAIN_RUNS="vio_drop:xdpdrop:1 vio_af:tcpdump:1 vio_xdp:ringcount:1
-	vio_rc_m2:tcpdump:1 vio_af:tcpdump:3 vio_m0td:tcpdump:3"
+	vio_rc_m2:tcpdump:1 vio_af:tcpdump:3 vio_m0td:tcpdump:3
+	zc_zc:ringcount_q:2:1500 zc_copy:ringcount_q:2:1500"
 # perf takes seconds to start under TCG, far longer than the traffic
 # lasts: it starts disabled, and its control FIFO enables it for the
 # generator's send only (perf_ctl), acknowledging once it samples.
@@ -566,20 +785,22 @@ explain_offer() {
 	perf record -q -a -e cpu-clock -F 1999 -D -1 -o "$out/perf.data" \
 		--control "fifo:$out/perf.ctl,$out/perf.ack" >"$out/perf.log" 2>&1 &
 	perf_pid=$!
-	PROFILE=perf_ctl vio_offer "$@"
+	PROFILE=perf_ctl $EXPLAIN_VIA "$@"
 	kill -INT "$perf_pid" 2>/dev/null || true
 	wait "$perf_pid" 2>/dev/null || true
 	perf_pid=
 	exec {PERF_CTL}<&- {PERF_ACK}<&-
 }
 explain_runs() {
-	local r setup kind procs name script
+	local r setup kind procs size name script
 	mkdir -p "$EXPLAIN"
 	echo "$HEADER" >"$EXPLAIN/runs.csv"
 	for r in $EXPLAIN_RUNS; do
-		IFS=: read -r setup kind procs <<<"$r"
+		IFS=: read -r setup kind procs size <<<"$r"
 		name=$setup-x$procs ebt_pid=
 		setup_enter "$setup"
+		# setup_enter chose the NIC's offer: profile that one.
+		EXPLAIN_VIA=$OFFER
 		case $setup in
 		vio_drop) script= ;;
 		vio_af) script=afpacket-drops.bt ;;
@@ -594,7 +815,7 @@ explain_runs() {
 		fi
 		# Three times the frames: more samples of the same traffic.
 		OFFER=explain_offer csv=$EXPLAIN/runs.csv FRAMES=$((FRAMES * 3)) \
-			run explain "$setup" 64 "$kind" - "$procs" default default 1
+			run explain "$setup" "${size:-64}" "$kind" - "$procs" default default 1
 		if [ -n "$ebt_pid" ]; then
 			bt_halt "$ebt_pid" "$EXPLAIN/$name.drops" ||
 				echo "bench: $script printed no totals" >&2
@@ -611,9 +832,11 @@ explain_runs() {
 GIT_REV=${RINGCAP_BENCH_REV:-unknown}
 DATE=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 SIM_CSV=${csv%.csv}-sim.csv
+TX_CSV=${csv%.csv}-tx.csv
 EXPLAIN=$(dirname "$csv")/explain
 echo "$HEADER" >"$csv"
 echo "kernel,git_rev,date,setup,injected,captured,kernel_ticks,kernel_ns_per_frame,rep,readers,kernel_ns_per_injected" >"$SIM_CSV"
+echo "$TX_HEADER" >"$TX_CSV"
 
 # The rows the matrix below writes, to check the CSV against at the end.
 wc_w() { echo $#; }
@@ -632,6 +855,8 @@ planned=$((planned + $(wc_w $VIO_SETUPS) * $(wc_w $VIO_SIZES) +
 	$(wc_w $MULTI_NICS) * $(wc_w $MULTI_RUNS) +
 	$(wc_w $ZC_SETUPS) * $(wc_w $ZC_SIZES)))
 planned=$((planned * REPS))
+# The tx part's rows go to their own CSV, checked on their own.
+tx_planned=$(($(wc_w $TX_SETUPS) * $(wc_w $TX_SIZES) * REPS))
 
 nic_find
 # Nothing but the generator's frames on the wire: no IPv6 chatter.
@@ -640,7 +865,7 @@ vio_find
 modprobe ringcap
 modprobe ringcap_e1000e
 polls_start
-echo "bench: $(uname -r), $(nproc) CPUs, $FRAMES frames per run, $REPS repetitions, matrix $matrix, parts$PARTS, $planned runs"
+echo "bench: $(uname -r), $(nproc) CPUs, $FRAMES frames per run, $REPS repetitions, matrix $matrix, parts$PARTS, $planned runs + $tx_planned tx runs"
 
 for ((rep = 1; rep <= REPS; rep++)); do
 	for setup in $SETUPS; do
@@ -675,9 +900,12 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	vio_runs "$rep"
 	for nic in $MULTI_NICS; do multi_runs "$nic" "$rep"; done
 	zc_runs "$rep"
+	tx_runs "$rep"
 done
 ! part sim || sim_bench
 ! part explain || explain_runs
 rows=$(($(wc -l <"$csv") - 1))
-echo "bench: done, $rows rows of $planned planned in $csv"
+tx_rows=$(($(wc -l <"$TX_CSV") - 1))
+echo "bench: done, $rows rows of $planned planned in $csv, $tx_rows of $tx_planned in $TX_CSV"
 [ "$rows" = "$planned" ] || { echo "bench: $((planned - rows)) runs are missing" >&2; exit 1; }
+[ "$tx_rows" = "$tx_planned" ] || { echo "bench: $((tx_planned - tx_rows)) tx runs are missing" >&2; exit 1; }

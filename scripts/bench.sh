@@ -4,18 +4,19 @@
 # `make bench` / `make bench-quick`: build, install the modules with DKMS
 # and, in a 2-vCPU guest on the 6.1 kernel whose emulated 82574L (nic0)
 # and virtio-net NIC (nic1) are fed by the host generator, measure every
-# set-up of the matrix side by side (scripts/bench-guest.sh); then
-# summarise (scripts/bench-report.py).
+# set-up of the matrix side by side (scripts/bench-guest.sh), and the
+# transmit rate back out of nic0, which the host counts; then summarise
+# (scripts/bench-report.py).
 #
 #   scripts/bench.sh [full|quick]       default full
 #   RINGCAP_BENCH_KERNEL=KVER           another kernel than the 6.1 one
 #   RINGCAP_BENCH_FRAMES, _REPS         override the matrix's
 #   RINGCAP_BENCH_PARTS                 only these parts (e1000e virtio
-#                                       multi zerocopy sim explain;
+#                                       multi zerocopy tx sim explain;
 #                                       default all,
 #                                       quick without explain)
 #
-# Results: bench/results/<date>-<matrix>/ (results.csv, sim.csv,
+# Results: bench/results/<date>-<matrix>/ (results.csv, sim.csv, tx.csv,
 # explain/, summary.md, fig-*.png, bench.log); a full run also rewrites the results
 # section of docs/BENCHMARKS.md. Not part of `make check`: nothing here is
 # a pass/fail test, these are measurements.
@@ -33,6 +34,10 @@ k=${RINGCAP_BENCH_KERNEL:-$(scripts/kernels.sh | tr ' ' '\n' | grep '^6\.1\.' | 
 make -s -C userland
 make -s -C libpcap-ring
 make -s -C selftests all KVERS="$k"
+# The tx part's plain AF_PACKET sendmmsg() sender, built here: compiling
+# it in the guest would take long under TCG.
+mkdir -p build/bench
+cc -O2 -Wall -Wextra -o build/bench/bench-sendmmsg scripts/bench-sendmmsg.c
 scripts/install-debs.sh "$k"
 
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -56,8 +61,10 @@ scripts/vm/run -k "$k" --cpus 2 --timeout "$timeout" --nic e1000e-dgram \
 	--nic virtio-dgram --run-dir "$vmdir" "${env[@]}" -- \
 	scripts/bench-guest.sh "$matrix" /run/ringcap-vm/share/artifacts/results.csv 2>&1 |
 	tee "$res/bench.log" || rc=$?
-cp "$vmdir/share/artifacts/results.csv" "$vmdir/share/artifacts/results-sim.csv" "$res/" 2>/dev/null || true
+cp "$vmdir/share/artifacts/results.csv" "$vmdir/share/artifacts/results-sim.csv" \
+	"$vmdir/share/artifacts/results-tx.csv" "$res/" 2>/dev/null || true
 [ ! -f "$res/results-sim.csv" ] || mv "$res/results-sim.csv" "$res/sim.csv"
+[ ! -f "$res/results-tx.csv" ] || mv "$res/results-tx.csv" "$res/tx.csv"
 [ ! -d "$vmdir/share/artifacts/explain" ] || cp -r "$vmdir/share/artifacts/explain" "$res/"
 [ "$rc" = 0 ] || { echo "bench: the guest failed (exit $rc), partial results in ${res#$top/}" >&2; exit "$rc"; }
 

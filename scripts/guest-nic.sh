@@ -56,9 +56,11 @@ nic_offer() {
 	w0=$(wiredrops)
 	m0=$(nic_sys rx_missed_errors)
 	n0=$(nic_sys rx_packets)
+	[ -z "${PROFILE:-}" ] || "$PROFILE" enable
 	g=$("$RC_HOST" gen nic0 --dst-mac "$NIC_MAC" --flows "$4" --size "$2" \
 		--rate "$3" --count "$1")
 	steady 0.5 nic_sys rx_packets || true
+	[ -z "${PROFILE:-}" ] || "$PROFILE" disable
 	OFFERED=$(kv sent "$g")
 	OFFER_PPS=$(kv rate_pps "$g")
 	WIRE=$(($(wiredrops) - w0))

@@ -222,12 +222,16 @@ t_stall() {
 	zc_stop s1
 	STALL_SENT=2500 STALL_WIRE=$((w2 - w0))
 	own=$(( ${STALL_OWNED%/*} < ${STALL_OWNED#*/} ? ${STALL_OWNED%/*} : ${STALL_OWNED#*/} ))
-	msg="stalled after 50 frames each: the NIC owns $STALL_OWNED descriptors of $(ring_rx) per queue; rx_overruns +$(d S0 S1 rx_overruns); zc_masked +$(dq S0 S1 zc_masked), unmasks +$(dq S0 S1 unmasks)"
+	msg="stalled after 50 frames each: the NIC owns $STALL_OWNED descriptors of $(ring_rx) per queue; rx_overruns +$(d S0 S2 rx_overruns), frames the host dropped at QEMU's socket $STALL_WIRE; zc_masked +$(dq S0 S1 zc_masked), unmasks +$(dq S0 S1 unmasks)"
+	# The NIC's drop: RXO, or under QEMU the wire drops it causes (its
+	# RXO interrupt is raised once per overrun, and the debug kernel has
+	# been seen to count none while the host dropped 1135 frames).
 	grep -q '^stalled' "${ZCOUT[s0]}" && grep -q '^stalled' "${ZCOUT[s1]}" &&
-		[ "$own" = 0 ] && [ "$(d S0 S1 rx_overruns)" -gt 0 ] &&
+		[ "$own" = 0 ] &&
+		{ [ "$(d S0 S2 rx_overruns)" -gt 0 ] || [ "$STALL_WIRE" -gt 0 ]; } &&
 		[ "$(dq S0 S1 zc_masked)" -gt 0 ]
 }
-tcase "zero-copy: a reader that stops consuming holds every buffer: a queue is left without descriptors and the NIC overruns (RXO), the interrupts stay masked" t_stall
+tcase "zero-copy: a reader that stops consuming holds every buffer: a queue is left without descriptors and the NIC drops (RXO, wire drops), the interrupts stay masked" t_stall
 zc_stop s0
 zc_stop s1
 

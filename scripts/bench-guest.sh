@@ -607,7 +607,10 @@ tx_send() {
 		# Its TX_RING (the default) with the qdisc bypass (the default
 		# since Linux 3.14, -q turns it off); its IRQ affinity left
 		# alone (-Q), as for the others.
-		trafgen -i "$out/trafgen.cfg" -o "$dev" -n "$FRAMES" -P 1 -Q >"$out/tx" 2>&1 || true
+		# Its config goes through cpp into a file beside the cwd: the
+		# guest sees the repository read-only, so it runs in $out.
+		(cd "$out" && trafgen -i trafgen.cfg -o "$dev" -n "$FRAMES" -P 1 -Q) \
+			>"$out/tx" 2>&1 || true
 		s=$(tr -d '\r' <"$out/tx")
 		SENT=$(sed -n 's/^ *\([0-9]*\) packets outgoing.*/\1/p' <<<"$s" | tail -n 1)
 		SEND_S=$(sed -n 's/^ *\([0-9]*\) sec, \([0-9]*\) usec on CPU0.*/\1 \2/p' <<<"$s" |

@@ -48,8 +48,9 @@ struct ringcap_rx_meta {
  * Transmit ring (module/tx.c): tx_frames puts up to @n frames, in order,
  * into the NIC's TX descriptors without an skb, copying each before it
  * returns, and returns how many it took (fewer when its ring is full:
- * the rest are offered again later) or -ENETDOWN. Process context, no
- * locks held; it may be called for any registered device.
+ * the rest are offered again later) or -ENETDOWN. Called under RCU (it
+ * must not sleep), from process context with the socket's mutex held;
+ * ringcap_unregister_dev() waits for calls in flight.
  */
 struct ringcap_zc;
 

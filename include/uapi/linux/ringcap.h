@@ -303,7 +303,7 @@ struct ringcap_xdp_meta {
  * On an aware driver that offers it (ringcap_e1000e), frames go straight
  * into the NIC's TX descriptors from buffers the driver mapped once, with
  * no skb; elsewhere each becomes an skb handed to the device's queue
- * (__dev_direct_xmit: no qdisc, as AF_PACKET's PACKET_QDISC_BYPASS).
+ * (dev_direct_xmit(): no qdisc, as AF_PACKET's PACKET_QDISC_BYPASS).
  * A socket with RINGCAP_CAPTURE 0 captures nothing (it joins no device
  * set, steals no frame in mode 2, needs no receive path) and can only
  * transmit; its receive ring still exists and stays empty.

@@ -38,7 +38,6 @@ struct ringcap_zc {
 	struct ringcap_dev *rd;		/* under rtnl; NULL once dead */
 	u16 queue;
 	bool dead;			/* the queue no longer feeds us */
-	bool has_bufs;
 	struct ringcap_zc_bufs bufs;	/* pages referenced by us */
 
 	spinlock_t kick_lock;
@@ -55,7 +54,8 @@ static void ringcap_zc_put(struct ringcap_zc *zc)
 
 	if (!refcount_dec_and_test(&zc->ref))
 		return;
-	for (i = 0; zc->has_bufs && i < zc->bufs.nr_pages; i++)
+	/* nr_pages stays 0 until every page is referenced. */
+	for (i = 0; i < zc->bufs.nr_pages; i++)
 		put_page(zc->bufs.pages[i]);
 	kvfree(zc->bufs.pages);
 	kvfree(zc->held);
@@ -76,7 +76,7 @@ int ringcap_zc_set_bufs(struct ringcap_zc *zc, const struct ringcap_zc_bufs *b)
 	unsigned int i;
 
 	ASSERT_RTNL();
-	if (zc->has_bufs || !b->nr_bufs || !b->buf_size ||
+	if (zc->bufs.nr_pages || !b->nr_bufs || !b->buf_size ||
 	    PAGE_SIZE % b->buf_size ||
 	    (u64)b->nr_pages * PAGE_SIZE != (u64)b->nr_bufs * b->buf_size ||
 	    (u64)b->nr_pages * PAGE_SIZE > U32_MAX)
@@ -101,7 +101,6 @@ int ringcap_zc_set_bufs(struct ringcap_zc *zc, const struct ringcap_zc_bufs *b)
 		get_task_struct(b->kick);
 		zc->kick = b->kick;
 	}
-	zc->has_bufs = true;
 	return 0;
 }
 EXPORT_SYMBOL_GPL(ringcap_zc_set_bufs);

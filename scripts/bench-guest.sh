@@ -137,7 +137,7 @@ done
 	{ echo "bench: the explain part needs perf (scripts/deps.sh --bench)" >&2; exit 1; }
 [ -f "$top/libpcap-ring/build/lib/libpcap.so.0.8" ] ||
 	{ echo "bench: no drop-in libpcap (make -C libpcap-ring)" >&2; exit 1; }
-if part tx; then
+if part tx || part explain; then
 	"$RCGEN" --help 2>&1 | grep -q -- --tx-ring ||
 		{ echo "bench: the tx part needs $RCGEN with --tx-ring (make -C userland)" >&2; exit 1; }
 	[ -x "$SENDMMSG" ] ||
@@ -539,6 +539,8 @@ tx_enter() {
 	tx_trafgen_stock) nic_bind e1000e ;;
 	*) nic_bind ringcap_e1000e ;;
 	esac
+	# Before any send: a profiled one (explain_tx) starts with the sender.
+	[ "$1" != tx_ceiling ] || [ -d "$PG" ] || modprobe pktgen
 	echo 0 >"$PARAMS/transparent_mode"
 }
 
@@ -565,7 +567,6 @@ pg_set() { echo "$2" >"$1" || echo "bench: pktgen: '$2' into $1 refused" >&2; }
 # user space, the least the guest can do per frame.
 tx_pktgen() {
 	local th=$PG/kpktgend_$TX_CPU p=$PG/$dev
-	[ -d "$PG" ] || modprobe pktgen
 	pg_set "$th" rem_device_all
 	pg_set "$th" "add_device $dev"
 	pg_set "$p" "count $FRAMES"
@@ -580,28 +581,14 @@ tx_pktgen() {
 	pg_set "$th" rem_device_all
 }
 
-# tx_send SETUP SIZE: run the sender; sets SENT SEND_S SEND_ERR (its own
-# count, seconds and errors; empty if it printed none)
+# tx_send SETUP SIZE: run the sender, its output in $out/tx
 tx_send() {
-	local s e r
-	SENT= SEND_S= SEND_ERR=
 	case $1 in
 	tx_ceiling)
-		tx_pktgen "$2"
-		s=$(tr '\n' ' ' <"$out/tx")
-		SENT=$(sed -n 's/.*pkts-sofar: *\([0-9]*\).*/\1/p' <<<"$s")
-		SEND_ERR=$(sed -n 's/.*pkts-sofar: *[0-9]* *errors: *\([0-9]*\).*/\1/p' <<<"$s")
-		SEND_S=$(sed -n 's/.*Result: OK: *\([0-9]*\)(.*/\1/p' <<<"$s")
-		[ -z "$SEND_S" ] || SEND_S=$(awk -v u="$SEND_S" 'BEGIN { printf "%.6f", u / 1e6 }') ;;
+		tx_pktgen "$2" ;;
 	tx_ring)
 		taskset -c "$TX_CPU" "$RCGEN" --tx-ring "$dev" --size "$2" --flows "$FLOWS" \
-			--rate 0 --count "$FRAMES" -q >"$out/tx" 2>&1 || true
-		s=$(grep '^rcgen:' "$out/tx" | tail -n 1)
-		SENT=$(kv sent "$s") SEND_S=$(kv seconds "$s")
-		# Refused frames (tx_refused) are errors too; tx_full (kicks a
-		# full queue cut short, the rest sent later) is not.
-		e=$(kv send_errors "$s") r=$(kv tx_refused "$s")
-		[ -z "$SENT" ] || SEND_ERR=$((${e:-0} + ${r:-0})) ;;
+			--rate 0 --count "$FRAMES" -q >"$out/tx" 2>&1 || true ;;
 	tx_trafgen|tx_trafgen_stock)
 		tx_trafgen_cfg "$2" >"$out/trafgen.cfg"
 		# Its TX_RING (the default) with the qdisc bypass (the default
@@ -610,15 +597,39 @@ tx_send() {
 		# Its config goes through cpp into a file beside the cwd: the
 		# guest sees the repository read-only, so it runs in $out.
 		(cd "$out" && trafgen -i trafgen.cfg -o "$dev" -n "$FRAMES" -P 1 -Q) \
-			>"$out/tx" 2>&1 || true
+			>"$out/tx" 2>&1 || true ;;
+	tx_sendmmsg)
+		taskset -c "$TX_CPU" "$SENDMMSG" "$dev" "$FRAMES" "$2" "$FLOWS" "$TX_BATCH" \
+			>"$out/tx" 2>&1 || true ;;
+	esac
+}
+
+# tx_result SETUP: read $out/tx; sets SENT SEND_S SEND_ERR (the sender's
+# own count, seconds and errors; empty if it printed none)
+tx_result() {
+	local s e r
+	SENT= SEND_S= SEND_ERR=
+	case $1 in
+	tx_ceiling)
+		s=$(tr '\n' ' ' <"$out/tx")
+		SENT=$(sed -n 's/.*pkts-sofar: *\([0-9]*\).*/\1/p' <<<"$s")
+		SEND_ERR=$(sed -n 's/.*pkts-sofar: *[0-9]* *errors: *\([0-9]*\).*/\1/p' <<<"$s")
+		SEND_S=$(sed -n 's/.*Result: OK: *\([0-9]*\)(.*/\1/p' <<<"$s")
+		[ -z "$SEND_S" ] || SEND_S=$(awk -v u="$SEND_S" 'BEGIN { printf "%.6f", u / 1e6 }') ;;
+	tx_ring)
+		s=$(grep '^rcgen:' "$out/tx" | tail -n 1)
+		SENT=$(kv sent "$s") SEND_S=$(kv seconds "$s")
+		# Refused frames (tx_refused) are errors too; tx_full (kicks a
+		# full queue cut short, the rest sent later) is not.
+		e=$(kv send_errors "$s") r=$(kv tx_refused "$s")
+		[ -z "$SENT" ] || SEND_ERR=$((${e:-0} + ${r:-0})) ;;
+	tx_trafgen|tx_trafgen_stock)
 		s=$(tr -d '\r' <"$out/tx")
 		SENT=$(sed -n 's/^ *\([0-9]*\) packets outgoing.*/\1/p' <<<"$s" | tail -n 1)
 		SEND_S=$(sed -n 's/^ *\([0-9]*\) sec, \([0-9]*\) usec on CPU0.*/\1 \2/p' <<<"$s" |
 			awk '{ printf "%.6f", $1 + $2 / 1e6 }')
 		[ -z "$SENT" ] || SEND_ERR=0 ;;
 	tx_sendmmsg)
-		taskset -c "$TX_CPU" "$SENDMMSG" "$dev" "$FRAMES" "$2" "$FLOWS" "$TX_BATCH" \
-			>"$out/tx" 2>&1 || true
 		s=$(grep '^bench-sendmmsg:' "$out/tx" | tail -n 1)
 		SENT=$(kv sent "$s") SEND_S=$(kv seconds "$s") SEND_ERR=$(kv retries "$s") ;;
 	esac
@@ -647,9 +658,12 @@ tx_run() {
 		{ echo "bench: the host's receiver $id did not say it listens; going on" >&2; sleep 1; }
 	n0=$(nic_sys tx_packets) d0=$(nic_sys tx_dropped) r0=$(nic_stat tx0_ring_frames)
 	c0=$(cpu_snap)
+	[ -z "${PROFILE:-}" ] || "$PROFILE" enable
 	t0=$EPOCHREALTIME
 	tx_send "$setup" "$size"
 	t1=$EPOCHREALTIME
+	[ -z "${PROFILE:-}" ] || "$PROFILE" disable
+	tx_result "$setup"
 	c1=$(cpu_snap)
 	steady 0.5 nic_sys tx_packets || true
 	nic_tx=$(($(nic_sys tx_packets) - n0)) drops=$(($(nic_sys tx_dropped) - d0))
@@ -757,14 +771,15 @@ sim_bench() {
 
 # ---- where the time goes -----------------------------------------------------
 
-# One more 64 B run of each set-up below on virtio-net, outside the
-# matrix, with three times the frames: perf samples every CPU while the
-# generator sends and the NIC drains (cpu-clock; TCG has no PMU
-# counters), and drops.bt or afpacket-drops.bt counts what the guest's
-# capture sockets take and lose. Profiling costs CPU, so these runs'
-# shares go to their own CSV, never beside the measured ones.
-# Output: explain/SETUP-xN.perf (perf report by command, object and
-# symbol, tab-separated) and .drops, explain/runs.csv.
+# One more run of each set-up below (virtio-net at 64 B, the zero-copy
+# pair on the 82574L at 1500 B), outside the matrix, with three times the
+# frames: perf samples every CPU while the generator sends and the NIC
+# drains (cpu-clock; TCG has no PMU counters), and drops.bt or
+# afpacket-drops.bt counts what the guest's capture sockets take and
+# lose. Profiling costs CPU, so these runs' shares go to their own CSV,
+# never beside the measured ones. Output: explain/SETUP-xN.perf (perf
+# report by command, object and symbol, tab-separated) and .drops,
+# explain/runs.csv; then the transmit side (explain_tx).
 EXPLAIN_RUNS="vio_drop:xdpdrop:1 vio_af:tcpdump:1 vio_xdp:ringcount:1
 	vio_rc_m2:tcpdump:1 vio_af:tcpdump:3 vio_m0td:tcpdump:3
 	zc_zc:ringcount_q:2:1500 zc_copy:ringcount_q:2:1500"
@@ -781,18 +796,27 @@ perf_ctl() {
 	[ "$reply" = ack ] || echo "bench: perf did not acknowledge '$1':" \
 		"$(cat "$out/perf.log")" >&2
 }
-explain_offer() {
+perf_begin() {
 	rm -f "$out/perf.ctl" "$out/perf.ack" "$out/perf.data"
 	mkfifo "$out/perf.ctl" "$out/perf.ack"
 	exec {PERF_CTL}<>"$out/perf.ctl" {PERF_ACK}<>"$out/perf.ack"
 	perf record -q -a -e cpu-clock -F 1999 -D -1 -o "$out/perf.data" \
 		--control "fifo:$out/perf.ctl,$out/perf.ack" >"$out/perf.log" 2>&1 &
 	perf_pid=$!
-	PROFILE=perf_ctl $EXPLAIN_VIA "$@"
+}
+# perf_end FILE: stop perf, its report by command, object and symbol
+perf_end() {
 	kill -INT "$perf_pid" 2>/dev/null || true
 	wait "$perf_pid" 2>/dev/null || true
 	perf_pid=
 	exec {PERF_CTL}<&- {PERF_ACK}<&-
+	perf report -i "$out/perf.data" --stdio -n -t $'\t' \
+		--sort comm,dso,sym >"$1" 2>"$out/perf.log" ||
+		{ echo "bench: perf report failed:" >&2; cat "$out/perf.log" >&2; }
+}
+explain_offer() {
+	perf_begin
+	PROFILE=perf_ctl $EXPLAIN_VIA "$@"
 }
 explain_runs() {
 	local r setup kind procs size name script
@@ -824,9 +848,24 @@ explain_runs() {
 				echo "bench: $script printed no totals" >&2
 			ebt_pid=
 		fi
-		perf report -i "$out/perf.data" --stdio -n -t $'\t' \
-			--sort comm,dso,sym >"$EXPLAIN/$name.perf" 2>"$out/perf.log" ||
-			{ echo "bench: perf report failed:" >&2; cat "$out/perf.log" >&2; }
+		perf_end "$EXPLAIN/$name.perf"
+	done
+	explain_tx
+}
+
+# The transmit side: one 64 B send of each of EXPLAIN_TX, three times the
+# frames, perf enabled around the sender only (tx_run's PROFILE); its row
+# goes to explain/tx-runs.csv, the profile to explain/tx-SETUP.perf.
+EXPLAIN_TX="tx_ceiling tx_ring tx_trafgen"
+explain_tx() {
+	local setup
+	echo "$TX_HEADER" >"$EXPLAIN/tx-runs.csv"
+	for setup in $EXPLAIN_TX; do
+		tx_enter "$setup"
+		perf_begin
+		PROFILE=perf_ctl TX_CSV=$EXPLAIN/tx-runs.csv FRAMES=$((FRAMES * 3)) \
+			tx_run "$setup" 64 1
+		perf_end "$EXPLAIN/tx-$setup.perf"
 	done
 }
 

@@ -151,7 +151,8 @@ def report(d):
     if not rows:
         # A run of the tx or explain parts alone has only that to say.
         md = (transmit(txr, alone=True) if txr else "") + \
-            bench_explain.section(d, SETUP_NAMES)
+            bench_explain.section(d, SETUP_NAMES) + \
+            bench_explain.tx_section(d, TX_NAMES)
         if not md:
             sys.exit("bench-report: no rows in %s/results.csv" % d)
         return md, {}
@@ -336,6 +337,7 @@ def report(d):
 
     md.append(targets(rows, sim))
     md.append(bench_explain.section(d, SETUP_NAMES))
+    md.append(bench_explain.tx_section(d, TX_NAMES))
     md.append(headline(rows))
     return "".join(md), plots
 

@@ -6,13 +6,18 @@ set-ups, and a 1500 B run of zero-copy and copy mode on the 82574L, with
 three times the frames: DIR/explain/SETUP-xN.perf (perf
 report --sort comm,dso,sym of every CPU while the generator sends),
 SETUP-xN.drops (drops.bt or afpacket-drops.bt over the run) and runs.csv
-(those runs' rows).
+(those runs' rows). Likewise one 64 B send of the ceiling, the TX ring and
+trafgen out of the 82574L: tx-SETUP.perf (every CPU while the sender
+runs) and tx-runs.csv.
 """
 import csv
 import os
 import re
 
 READERS = {"tcpdump", "ringcount", "xdp-bench"}
+# The transmit part's senders; pktgen's is a kernel thread per CPU.
+SENDERS = {"rcgen", "trafgen", "bench-sendmmsg"}
+PKTGEN = re.compile(r"^kpktgend_\d+$")
 # ringcap_e1000e's RX threads, <ifname>-rx<q>: the RX path.
 RX_THREAD = re.compile(r"-rx\d+$")
 IDLE = re.compile(r"idle|safe_halt|^halt")
@@ -32,10 +37,10 @@ def fields(line):
 COUNT = re.compile(r"^@(\w+)\[([^\]]*)\]: (\d+)$")
 
 
-def profile(path):
-    """shares of all samples: idle, RX and other kernel, readers' kernel,
-    readers' user space, everything else (the bench's own tools), and
-    the largest non-idle symbols"""
+def profile(path, apps=READERS):
+    """shares of all samples: idle, RX (or TX) and other kernel, the
+    applications' (readers' or senders') kernel and user space, everything
+    else (the bench's own tools), and the largest non-idle symbols"""
     cat = {"idle": 0.0, "kernel": 0.0, "rk": 0.0, "ru": 0.0, "tools": 0.0}
     syms = {}
     lines = [f for f in map(fields, open(path)) if f]
@@ -45,7 +50,7 @@ def profile(path):
         if comm.startswith("swapper") and IDLE.search(sym):
             cat["idle"] += p
             continue
-        if comm in READERS:
+        if comm in apps or (apps is SENDERS and PKTGEN.match(comm)):
             cat["rk" if ring == "k" else "ru"] += p
         elif comm.startswith(("swapper", "ksoftirqd", "kworker")) or \
                 RX_THREAD.search(comm):
@@ -125,4 +130,38 @@ def section(d, names):
                        cat["kernel"], cat["rk"], cat["ru"], cat["tools"],
                        "; ".join("%s %.1f%%" % kv for kv in top),
                        drops(dr) if os.path.exists(dr) else "-"))
+    return "".join(out)
+
+
+def tx_section(d, names):
+    """the transmit part's profiled sends, if the explain part ran them"""
+    e = os.path.join(d, "explain")
+    runs = os.path.join(e, "tx-runs.csv")
+    if not os.path.exists(runs):
+        return ""
+    out = ["\n### Where the time goes: one profiled 64 B send per "
+           "transmit set-up (82574L)\n\n",
+           "Three times the frames of a measured send; perf samples every "
+           "guest CPU while the sender runs (cpu-clock); the columns are "
+           "shares of all samples on both CPUs. Sender: the sending "
+           "process in the kernel (its system calls, and the driver's "
+           "transmit under them) and in user space; pktgen's kernel "
+           "thread counts as a sender in the kernel. Other kernel: "
+           "interrupts, softirqs (the transmit clean-up, a qdisc's "
+           "queue) and kernel threads. Profiling costs CPU, so these "
+           "rates are lower than the measured ones above.\n\n",
+           "| set-up | received/s | samples | idle | sender kernel | "
+           "sender user | other kernel | tools | largest |\n",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"]
+    for r in csv.DictReader(open(runs, newline="")):
+        pf = os.path.join(e, "tx-%s.perf" % r["setup"])
+        if not os.path.exists(pf):
+            continue
+        cat, top = profile(pf, SENDERS)
+        out.append("| %s | %s | %s | %.0f%% | %.0f%% | %.0f%% | %.0f%% "
+                   "| %.0f%% | %s |\n" % (
+                       names.get(r["setup"], r["setup"]), r["received_pps"],
+                       cat["samples"], cat["idle"], cat["rk"], cat["ru"],
+                       cat["kernel"], cat["tools"],
+                       "; ".join("%s %.1f%%" % kv for kv in top)))
     return "".join(out)

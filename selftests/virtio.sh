@@ -167,7 +167,7 @@ t_setup() {
 	[ "$drv" = virtio_net ] || { msg+="; expected virtio_net"; return 1; }
 	# Nothing but the generator on the wire: no IPv6 chatter.
 	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1" 2>/dev/null || true
-	ip link show "$DEV" | grep -q '[<,]UP[,>]' || was_up=0
+	grep -q '[<,]UP[,>]' <(ip link show "$DEV") || was_up=0
 	ip link set "$DEV" up
 	wait_for 20 eval '[ "$(cat /sys/class/net/$DEV/carrier 2>/dev/null)" = 1 ]' ||
 		{ msg+="; no carrier after 20 s"; return 1; }

@@ -137,7 +137,9 @@ proc_path() { proc_line "$1" | awk '{ print $NF; exit }'; }
 # In mode 2 libringcap attaches the program just after bind: until it has
 # handed the link (or why not) over, the path reads hook:no-program.
 path_settled() { wait_for 10 eval '[ "$(proc_path "$1")" != hook:no-program ]' || true; }
-has_xdp() { ip -d link show "$1" | grep -q 'prog/xdp'; }
+# grep -q stops at the match: a writer in a pipeline would then die of
+# SIGPIPE and fail it (pipefail), so the writers feed it from <(...).
+has_xdp() { grep -q 'prog/xdp' <(ip -d link show "$1"); }
 no_xdp() { ! has_xdp "$1"; }
 
 veth_up
@@ -292,8 +294,8 @@ own_program() {
 	out=$(rc_summary)
 	msg="captured $(kv captured "$out") of 200, path $(kv path "$out"), program id $id then $(ip -d link show "$DEV" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')"
 	[ "$(kv captured "$out")" = 200 ] && [ "$(kv path "$out")" = hook:busy ] &&
-		ip -d link show "$DEV" | grep -q "prog/xdp id $id " &&
-		dmesg | grep -Eq "$DEV: mode 2 stays on the mode 0 hook: attaching the XDP program failed \((-EBUSY|-16)\)"
+		grep -q "prog/xdp id $id " <(ip -d link show "$DEV") &&
+		grep -Eq "$DEV: mode 2 stays on the mode 0 hook: attaching the XDP program failed \((-EBUSY|-16)\)" <(dmesg)
 }
 tcase "a device with its own XDP program keeps it; the hook captures, path hook:busy, logged" own_program
 ip link set dev "$DEV" xdpdrv off 2>/dev/null || true
@@ -303,7 +305,7 @@ no_native() {
 	out=$(ringcount -i lo -d 0.5 -q 2>&1) || true
 	msg="$out"
 	[ "$(kv path "$out")" = hook:no-native-xdp ] &&
-		dmesg | grep -q "lo: mode 2 stays on the mode 0 hook: the driver has no native XDP"
+		grep -q "lo: mode 2 stays on the mode 0 hook: the driver has no native XDP" <(dmesg)
 }
 tcase "a driver without native XDP (lo) keeps the hook: path hook:no-native-xdp, logged" no_native
 

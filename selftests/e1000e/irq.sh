@@ -84,7 +84,8 @@ t_irq_mode() {
 	out=$(load_drv irq_mode="$mode" 2>&1) || { msg="modprobe irq_mode=$mode: $out"; broken=$msg; return 1; }
 	nics_setup || { broken="NIC setup after reload failed: $msg"; return 1; }
 	for p in "${PCI[@]}"; do
-		dmesg | grep -q "$p: $want" && n=$((n + 1))
+		# <(...): a pipeline's dmesg could die of SIGPIPE (pipefail)
+		grep -q "$p: $want" <(dmesg) && n=$((n + 1))
 	done
 	works || { msg="irq_mode=$mode: $msg"; return 1; }
 	msg="$n of ${#PCI[@]} NICs: '$want'; $msg"

@@ -11,9 +11,12 @@
  * variables and checks them before use, as it does the receive ring's
  * consumer: nothing written there can steer a read outside the area. One
  * kick at a time (tx->lock), under rs->lock so that the device stays
- * bound; a kick never waits for the device.
+ * bound; a kick never waits for the device. A kick that finds the
+ * device's queue full wakes poll() sleepers again shortly (tx->retry), so
+ * that poll(POLLOUT) on a full ring returns once the device has room.
  */
 #include <linux/etherdevice.h>
+#include <linux/hrtimer.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -22,6 +25,14 @@
 
 /* Frames handed to the device per call, and between reschedules. */
 #define RINGCAP_TX_BATCH	64
+/*
+ * How soon a poll(POLLOUT) sleeper tries again after a kick found the
+ * device's queue full. Nothing tells us when a device's queue drains (a
+ * driver wakes its queue for the qdisc, not for us), so we look again;
+ * 100 us is under the time an 82574L takes to send a full queue of 256
+ * small frames at line rate.
+ */
+#define RINGCAP_TX_RETRY_NS	(100 * NSEC_PER_USEC)
 
 struct ringcap_tx {
 	struct ringcap_ring *ring;	/* its header page is a ringcap_tx_hdr */
@@ -29,11 +40,27 @@ struct ringcap_tx {
 	u32 frame_max;
 	struct ringcap_tx_stats st;
 	struct mutex lock;		/* one kick at a time */
+	struct sock *sk;		/* whose sleepers the retry wakes */
+	struct hrtimer retry;		/* armed by a kick that found it full */
 };
 
 static struct ringcap_tx_hdr *ringcap_tx_hdr(struct ringcap_tx *tx)
 {
 	return (struct ringcap_tx_hdr *)tx->ring->hdr;
+}
+
+/* The device's queue may have room again: poll() kicks and looks. */
+static enum hrtimer_restart ringcap_tx_retry(struct hrtimer *t)
+{
+	struct ringcap_tx *tx = container_of(t, struct ringcap_tx, retry);
+	struct socket_wq *wq;
+
+	rcu_read_lock();
+	wq = rcu_dereference(tx->sk->sk_wq);
+	if (skwq_has_sleeper(wq))
+		wake_up_interruptible_poll(&wq->wait, EPOLLOUT | EPOLLWRNORM);
+	rcu_read_unlock();
+	return HRTIMER_NORESTART;
 }
 
 /* The transmit ring, allocated now if the socket asked for one; rs->lock. */
@@ -63,6 +90,9 @@ static struct ringcap_tx *ringcap_tx_ensure(struct ringcap_sock *rs)
 	}
 	tx->ring = ring;
 	mutex_init(&tx->lock);
+	tx->sk = &rs->sk;
+	hrtimer_init(&tx->retry, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
+	tx->retry.function = ringcap_tx_retry;
 	hdr = ringcap_tx_hdr(tx);
 	hdr->magic = RINGCAP_TX_MAGIC;
 	hdr->abi_version = RINGCAP_ABI_VERSION;
@@ -98,6 +128,7 @@ void ringcap_tx_free(struct ringcap_sock *rs)
 
 	if (!tx)
 		return;
+	hrtimer_cancel(&tx->retry);
 	ringcap_ring_free(tx->ring);
 	kfree(tx);
 }
@@ -283,9 +314,14 @@ int ringcap_tx_kick(struct ringcap_sock *rs)
 			continue;
 		took = ringcap_tx_out(tx, dev, f, n);
 		if (took < n) {
-			/* The device is full: the rest waits for a kick. */
+			/*
+			 * The device is full: the rest waits for a kick,
+			 * which a poll() sleeper gets from the retry.
+			 */
 			tx->done = start[took];
 			tx->st.full++;
+			hrtimer_start(&tx->retry, ns_to_ktime(RINGCAP_TX_RETRY_NS),
+				      HRTIMER_MODE_REL);
 			break;
 		}
 		tx->done = pos;

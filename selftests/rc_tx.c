@@ -12,6 +12,14 @@
  *	sequence number at offset 22) through a ring of 64 KiB, kicked by
  *	sendto() and by poll(POLLOUT) in turn. Last line: "rc_tx: sent=
  *	refused= full= kicks= bad_producer=" from RINGCAP_TX_STATS
+ *   rc_tx pollout DEV COUNT
+ *	the same frames through the same ring, kicked by poll(POLLOUT)
+ *	alone, blocking up to a second whenever the ring is full. Last
+ *	line as for send, with "timeouts=": polls that lasted their whole
+ *	second (the device's queue drained without waking the poller),
+ *	longest_poll_ms= and seconds=; exit 0 if all frames were sent, the
+ *	device's queue was full at least once (else nothing was shown)
+ *	and no poll timed out.
  */
 #include <errno.h>
 #include <poll.h>
@@ -26,6 +34,7 @@
 #include "rc_util.h"
 
 #define TX_SIZE		65536
+#define POLL_MS		1000	/* pollout: a poll() this long was not woken */
 
 static int failures;
 
@@ -298,6 +307,65 @@ static int send_frames(const char *dev, unsigned long count)
 	return !err && st.sent == count ? 0 : 1;
 }
 
+static int pollout_frames(const char *dev, unsigned long count)
+{
+	int ifindex = if_nametoindex(dev), err, ret;
+	struct ringcap_tx_stats st = { 0 };
+	unsigned long i = 0, timeouts = 0;
+	uint64_t t0, start, longest = 0;	/* ns */
+	uint8_t f[60];
+	struct tx t;
+
+	err = ifindex ? tx_open(&t, ifindex) : -ENODEV;
+	if (err) {
+		printf("rc_tx: transmit-only socket on %s: %s\n", dev, strerror(-err));
+		return 1;
+	}
+	start = rc_now_ns(CLOCK_MONOTONIC);
+	for (;;) {
+		struct pollfd pfd = { .fd = t.fd, .events = POLLOUT };
+
+		frame_build(f, i);
+		if (i < count && !tx_put(&t, f, sizeof(f))) {
+			i++;
+			continue;
+		}
+		if (i == count &&
+		    __atomic_load_n(&t.hdr->completion, __ATOMIC_ACQUIRE) == t.prod)
+			break;
+		/* The ring is full, or all is written: poll() kicks. */
+		__atomic_store_n(&t.hdr->producer, t.prod, __ATOMIC_RELEASE);
+		t0 = rc_now_ns(CLOCK_MONOTONIC);
+		ret = poll(&pfd, 1, POLL_MS);
+		t0 = rc_now_ns(CLOCK_MONOTONIC) - t0;
+		longest = t0 > longest ? t0 : longest;
+		if (ret < 0) {
+			err = -errno;
+			break;
+		}
+		/*
+		 * Ended by its timeout (give or take a tenth), not by a
+		 * wake-up: poll() looks once more then, and that look kicks,
+		 * so ret is no guide.
+		 */
+		if (t0 >= POLL_MS * 900000ULL && ++timeouts > 10)
+			break;
+		if (i == count && ret)
+			rc_sleep_us(1000);	/* room, but frames left */
+	}
+	tx_stats(&t, &st);
+	printf("rc_tx: sent=%llu refused=%llu full=%llu kicks=%llu bad_producer=%llu timeouts=%lu longest_poll_ms=%llu seconds=%.3f error=%s\n",
+	       (unsigned long long)st.sent,
+	       (unsigned long long)(st.refused_len + st.refused_down),
+	       (unsigned long long)st.full, (unsigned long long)st.kicks,
+	       (unsigned long long)st.bad_producer, timeouts,
+	       (unsigned long long)(longest / 1000000),
+	       (rc_now_ns(CLOCK_MONOTONIC) - start) / 1e9,
+	       err ? strerrorname_np(-err) : "none");
+	tx_close(&t);
+	return !err && st.sent == count && st.full && !timeouts ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -305,6 +373,8 @@ int main(int argc, char **argv)
 		return refuse(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "send"))
 		return send_frames(argv[2], strtoul(argv[3], NULL, 0));
-	fprintf(stderr, "usage: rc_tx refuse DEV | rc_tx send DEV COUNT\n");
+	if (argc == 4 && !strcmp(argv[1], "pollout"))
+		return pollout_frames(argv[2], strtoul(argv[3], NULL, 0));
+	fprintf(stderr, "usage: rc_tx refuse DEV | rc_tx send DEV COUNT | rc_tx pollout DEV COUNT\n");
 	return 2;
 }

@@ -30,7 +30,7 @@
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-e1000e_begin 9
+e1000e_begin 10
 
 TX=$BIN/rc_tx
 RCGEN=$TOOLS/rcgen
@@ -144,6 +144,33 @@ t_kicks() {
 		[ "$(kv kicks "$out")" -gt 1 ]
 }
 tcase "tx ring: sendto() and poll(POLLOUT) kick in turn through a 64 KiB ring: 5000 frames sent, 5000 received by the host" t_kicks
+
+# poll(POLLOUT) alone, blocking on a full ring: the device's queue fills
+# and drains again and again, and each time poll() must come back. The
+# device's queue is made its shortest (64), so that the kicks fill it
+# even where sending is slow (the debug kernel).
+t_pollout() {
+	local out tx_was ok=0
+	have_host || return "$MISSING"
+	have_tx || return $?
+	tx_was=$(ethtool -g "$G" | awk '$1 == "TX:" { n = $2 } END { print n }')
+	if ! ethtool -G "$G" tx 64 || ! wait_for 20 carrier "$G" 1; then
+		msg="ethtool -G $G tx 64: no link after it"
+		return 1
+	fi
+	"$RC_HOST" --bg pollout recv nic2 --count 20000 --duration 60 >"$tmp/pollout.out" 2>&1 || true
+	sleep 1
+	out=$("$TX" pollout "$G" 20000 2>&1) || true
+	"$RC_HOST" --timeout 90 --wait pollout >>"$tmp/pollout.out" 2>&1 || true
+	msg="$(tail -n 1 <<<"$out"); host: $(tail -n 1 "$tmp/pollout.out")"
+	[ "$(kv sent "$out")" = 20000 ] && [ "$(kv timeouts "$out")" = 0 ] &&
+		[ "$(kv full "$out")" -gt 0 ] &&
+		[ "$(kv received "$(tail -n 1 "$tmp/pollout.out")")" = 20000 ] && ok=1
+	ethtool -G "$G" tx "$tx_was" && wait_for 20 carrier "$G" 1 ||
+		{ msg+="; no link after ethtool -G $G tx $tx_was"; return 1; }
+	[ "$ok" = 1 ]
+}
+tcase "tx ring: poll(POLLOUT) alone on a full ring comes back each time the device's queue drains: 20000 frames sent and received, no poll timed out" t_pollout
 
 t_down() {
 	local out

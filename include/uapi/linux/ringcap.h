@@ -287,7 +287,9 @@ struct ringcap_xdp_meta {
  * poll() asking for POLLOUT: the kernel sends what lies between completion
  * and producer before it returns. It never waits: when the device's queue
  * is full it stops (tx_full counted) and the rest waits for the next kick.
- * poll() reports POLLOUT while the ring has room. A kick fails with ENXIO
+ * poll() reports POLLOUT while the ring has room; a poll() asleep on a
+ * full ring after a kick found the device full is woken every 100 us to
+ * kick again, so it returns once the device has taken frames. A kick fails with ENXIO
  * on a socket without a transmit ring, ENOTCONN before bind and ENODEV
  * once the device went away; getsockopt(RINGCAP_TX_INFO, _TX_STATS) and
  * mmap without a ring: ENXIO. A data send() (length > 0): EINVAL.

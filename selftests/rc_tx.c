@@ -260,19 +260,27 @@ static int refuse(const char *dev)
 	return failures ? 1 : 0;
 }
 
+/* tx_open() on DEV by name; says why not. */
+static int tx_open_dev(struct tx *t, const char *dev)
+{
+	int ifindex = if_nametoindex(dev);
+	int err = ifindex ? tx_open(t, ifindex) : -ENODEV;
+
+	if (err)
+		printf("rc_tx: transmit-only socket on %s: %s\n", dev, strerror(-err));
+	return err;
+}
+
 static int send_frames(const char *dev, unsigned long count)
 {
-	int ifindex = if_nametoindex(dev), err;
 	struct ringcap_tx_stats st = { 0 };
 	unsigned long i = 0;
 	uint8_t f[60];
+	int err = 0;
 	struct tx t;
 
-	err = ifindex ? tx_open(&t, ifindex) : -ENODEV;
-	if (err) {
-		printf("rc_tx: transmit-only socket on %s: %s\n", dev, strerror(-err));
+	if (tx_open_dev(&t, dev))
 		return 1;
-	}
 	while (i < count) {
 		frame_build(f, i);
 		if (!tx_put(&t, f, sizeof(f))) {
@@ -309,18 +317,15 @@ static int send_frames(const char *dev, unsigned long count)
 
 static int pollout_frames(const char *dev, unsigned long count)
 {
-	int ifindex = if_nametoindex(dev), err, ret;
 	struct ringcap_tx_stats st = { 0 };
+	int err = 0, ret;
 	unsigned long i = 0, timeouts = 0;
 	uint64_t t0, start, longest = 0;	/* ns */
 	uint8_t f[60];
 	struct tx t;
 
-	err = ifindex ? tx_open(&t, ifindex) : -ENODEV;
-	if (err) {
-		printf("rc_tx: transmit-only socket on %s: %s\n", dev, strerror(-err));
+	if (tx_open_dev(&t, dev))
 		return 1;
-	}
 	start = rc_now_ns(CLOCK_MONOTONIC);
 	for (;;) {
 		struct pollfd pfd = { .fd = t.fd, .events = POLLOUT };

@@ -18,7 +18,9 @@
 # trafgen, sendmmsg() and pktgen; rows in OUT-tx.csv), and the sim-device
 # micro-benchmark with 1 and 3 readers: the capture path without NIC
 # emulation. Last, where the time goes: a profiled run of the main
-# virtio-net set-ups (perf in the guest, drops.bt/afpacket-drops.bt).
+# virtio-net set-ups and of the zero-copy pair (perf in the guest,
+# drops.bt/afpacket-drops.bt), and a profiled send of pktgen, the TX ring
+# and trafgen.
 #
 #   scripts/bench-guest.sh full|quick OUT.csv
 #
@@ -139,13 +141,13 @@ done
 	{ echo "bench: no drop-in libpcap (make -C libpcap-ring)" >&2; exit 1; }
 if part tx || part explain; then
 	"$RCGEN" --help 2>&1 | grep -q -- --tx-ring ||
-		{ echo "bench: the tx part needs $RCGEN with --tx-ring (make -C userland)" >&2; exit 1; }
+		{ echo "bench: the tx and explain parts need $RCGEN with --tx-ring (make -C userland)" >&2; exit 1; }
 	[ -x "$SENDMMSG" ] ||
-		{ echo "bench: the tx part needs $SENDMMSG (scripts/bench.sh builds it)" >&2; exit 1; }
+		{ echo "bench: the tx and explain parts need $SENDMMSG (scripts/bench.sh builds it)" >&2; exit 1; }
 	command -v trafgen >/dev/null ||
-		{ echo "bench: the tx part needs trafgen (netsniff-ng, scripts/deps.sh)" >&2; exit 1; }
+		{ echo "bench: the tx and explain parts need trafgen (netsniff-ng, scripts/deps.sh)" >&2; exit 1; }
 	modprobe -n pktgen 2>/dev/null ||
-		{ echo "bench: the tx part needs the kernel's pktgen module" >&2; exit 1; }
+		{ echo "bench: the tx and explain parts need the kernel's pktgen module" >&2; exit 1; }
 fi
 
 # ---- measuring ---------------------------------------------------------

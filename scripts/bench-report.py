@@ -450,6 +450,11 @@ def transmit(txr, alone=False):
     def src(setup, z):
         return [r for r in txr if r["setup"] == setup and int(r["size"]) == z]
 
+    def mrate(setup, z):
+        """the median rate received of setup at size z, None if not run"""
+        v = [rate(r) for r in src(setup, z)]
+        return statistics.median(v) if v else None
+
     def pps(x):
         return "-" if x is None else "%.0f/s" % x
 
@@ -473,14 +478,13 @@ def transmit(txr, alone=False):
               "driver took the frames (ring: from a TX ring, no skb).\n\n"
               % "/".join(sorted({r["frames"] for r in txr}, key=int)))
     for z in sizes:
-        ceil = [rate(r) for r in src("tx_ceiling", z)]
-        c = statistics.median(ceil) if ceil else None
+        c = mrate("tx_ceiling", z)
         t = []
         for s_ in setups:
             rs = src(s_, z)
             if not rs:
                 continue
-            m = statistics.median(rate(r) for r in rs)
+            m = mrate(s_, z)
             bpf = statistics.median(float(r["received_bytes"]) /
                                     float(r["received"])
                                     for r in rs if float(r["received"]))\
@@ -520,12 +524,8 @@ def transmit(txr, alone=False):
                        (" (%.2f-%.2f)" % (min(per), max(per))
                         if len(per) > 1 else ""))
         t.append(row)
-
-        def m(setup):
-            v = [rate(r) for r in src(setup, z)]
-            return statistics.median(v) if v else None
-        ring, tg, mm, ceil = (m(s_) for s_ in ("tx_ring", "tx_trafgen",
-                                               "tx_sendmmsg", "tx_ceiling"))
+        ring, tg, mm, ceil = (mrate(s_, z) for s_ in (
+            "tx_ring", "tx_trafgen", "tx_sendmmsg", "tx_ceiling"))
         want = TX_TARGET[1] if z == TX_TARGET[0] else None
         lines.append(verdict(
             "82574L %d B, TX ring against trafgen on the same driver "

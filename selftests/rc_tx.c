@@ -260,6 +260,19 @@ static int refuse(const char *dev)
 	return failures ? 1 : 0;
 }
 
+/* The last line of send and pollout: RINGCAP_TX_STATS, EXTRA, the error. */
+static void tx_summary(struct tx *t, struct ringcap_tx_stats *st,
+		       const char *extra, int err)
+{
+	tx_stats(t, st);
+	printf("rc_tx: sent=%llu refused=%llu full=%llu kicks=%llu bad_producer=%llu%s error=%s\n",
+	       (unsigned long long)st->sent,
+	       (unsigned long long)(st->refused_len + st->refused_down),
+	       (unsigned long long)st->full, (unsigned long long)st->kicks,
+	       (unsigned long long)st->bad_producer, extra,
+	       err ? strerrorname_np(-err) : "none");
+}
+
 /* tx_open() on DEV by name; says why not. */
 static int tx_open_dev(struct tx *t, const char *dev)
 {
@@ -304,13 +317,7 @@ static int send_frames(const char *dev, unsigned long count)
 		if (!err && t.hdr->completion != t.prod)
 			rc_sleep_us(1000);
 	}
-	tx_stats(&t, &st);
-	printf("rc_tx: sent=%llu refused=%llu full=%llu kicks=%llu bad_producer=%llu error=%s\n",
-	       (unsigned long long)st.sent,
-	       (unsigned long long)(st.refused_len + st.refused_down),
-	       (unsigned long long)st.full, (unsigned long long)st.kicks,
-	       (unsigned long long)st.bad_producer,
-	       err ? strerrorname_np(-err) : "none");
+	tx_summary(&t, &st, "", err);
 	tx_close(&t);
 	return !err && st.sent == count ? 0 : 1;
 }
@@ -320,7 +327,8 @@ static int pollout_frames(const char *dev, unsigned long count)
 	struct ringcap_tx_stats st = { 0 };
 	int err = 0, ret;
 	unsigned long i = 0, timeouts = 0;
-	uint64_t t0, start, longest = 0;	/* ns */
+	uint64_t waited, start, longest = 0;	/* ns */
+	char extra[96];
 	uint8_t f[60];
 	struct tx t;
 
@@ -340,10 +348,10 @@ static int pollout_frames(const char *dev, unsigned long count)
 			break;
 		/* The ring is full, or all is written: poll() kicks. */
 		__atomic_store_n(&t.hdr->producer, t.prod, __ATOMIC_RELEASE);
-		t0 = rc_now_ns(CLOCK_MONOTONIC);
+		waited = rc_now_ns(CLOCK_MONOTONIC);
 		ret = poll(&pfd, 1, POLL_MS);
-		t0 = rc_now_ns(CLOCK_MONOTONIC) - t0;
-		longest = t0 > longest ? t0 : longest;
+		waited = rc_now_ns(CLOCK_MONOTONIC) - waited;
+		longest = waited > longest ? waited : longest;
 		if (ret < 0) {
 			err = -errno;
 			break;
@@ -353,20 +361,16 @@ static int pollout_frames(const char *dev, unsigned long count)
 		 * wake-up: poll() looks once more then, and that look kicks,
 		 * so ret is no guide.
 		 */
-		if (t0 >= POLL_MS * 900000ULL && ++timeouts > 10)
+		if (waited >= POLL_MS * 900000ULL && ++timeouts > 10)
 			break;
 		if (i == count && ret)
 			rc_sleep_us(1000);	/* room, but frames left */
 	}
-	tx_stats(&t, &st);
-	printf("rc_tx: sent=%llu refused=%llu full=%llu kicks=%llu bad_producer=%llu timeouts=%lu longest_poll_ms=%llu seconds=%.3f error=%s\n",
-	       (unsigned long long)st.sent,
-	       (unsigned long long)(st.refused_len + st.refused_down),
-	       (unsigned long long)st.full, (unsigned long long)st.kicks,
-	       (unsigned long long)st.bad_producer, timeouts,
-	       (unsigned long long)(longest / 1000000),
-	       (rc_now_ns(CLOCK_MONOTONIC) - start) / 1e9,
-	       err ? strerrorname_np(-err) : "none");
+	snprintf(extra, sizeof(extra),
+		 " timeouts=%lu longest_poll_ms=%llu seconds=%.3f", timeouts,
+		 (unsigned long long)(longest / 1000000),
+		 (rc_now_ns(CLOCK_MONOTONIC) - start) / 1e9);
+	tx_summary(&t, &st, extra, err);
 	tx_close(&t);
 	return !err && st.sent == count && st.full && !timeouts ? 0 : 1;
 }

@@ -153,7 +153,7 @@ t_pollout() {
 	local out tx_was ok=0
 	have_host || return "$MISSING"
 	have_tx || return $?
-	tx_was=$(ethtool -g "$G" | awk '$1 == "TX:" { n = $2 } END { print n }')
+	read -r _ _ _ tx_was <<<"$(ring_sizes "$G")"
 	if ! ethtool -G "$G" tx 64 || ! wait_for 20 carrier "$G" 1; then
 		msg="ethtool -G $G tx 64: no link after it"
 		return 1

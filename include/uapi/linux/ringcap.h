@@ -289,10 +289,11 @@ struct ringcap_xdp_meta {
  * is full it stops (tx_full counted) and the rest waits for the next kick.
  * poll() reports POLLOUT while the ring has room; a poll() asleep on a
  * full ring after a kick found the device full is woken every 100 us to
- * kick again, so it returns once the device has taken frames. A kick fails with ENXIO
- * on a socket without a transmit ring, ENOTCONN before bind and ENODEV
- * once the device went away; getsockopt(RINGCAP_TX_INFO, _TX_STATS) and
- * mmap without a ring: ENXIO. A data send() (length > 0): EINVAL.
+ * kick again, so it returns once the device has taken frames. A kick
+ * fails with ENXIO on a socket without a transmit ring, ENOTCONN before
+ * bind and ENODEV once the device went away; getsockopt(RINGCAP_TX_INFO,
+ * _TX_STATS) and mmap without a ring: ENXIO. A data send() (length > 0):
+ * EINVAL.
  *
  * Refused and counted, never sent: a frame shorter than an Ethernet
  * header or longer than hdr->frame_max (the device's MTU plus an Ethernet

@@ -26,6 +26,24 @@ msg() { echo "deb: $*" >&2; }
 
 version=$(<VERSION)
 out=build/deb
+stamp=$out/.source.sha256
+
+# What the packages are built from: every file of the tree that git does
+# not ignore (committed or not), and the versions of what builds them.
+# The same inputs give the same packages, so a second `make demo` or
+# `make check` goes straight to its guests.
+source_sum() {
+	git ls-files -z -co --exclude-standard |
+		sort -z | xargs -0 sha256sum
+	dpkg-query -W libpcap0.8-dev gcc debhelper dh-dkms 2>/dev/null
+	echo "lintian=$lintian"
+}
+sum=$(source_sum | sha256sum | cut -d' ' -f1)
+if [ "${RINGCAP_DEB_FORCE:-0}" != 1 ] && [ "$(cat "$stamp" 2>/dev/null)" = "$sum" ] &&
+	[ "$(ls "$out"/*_"$version"_*.deb 2>/dev/null | wc -l)" = 5 ]; then
+	msg "$out is up to date with the tree (RINGCAP_DEB_FORCE=1 rebuilds)"
+	exit 0
+fi
 up=$(dirname "$top")
 [ -w "$up" ] || { msg "$up must be writable (dpkg-buildpackage writes there)"; exit 1; }
 
@@ -39,7 +57,7 @@ ringcap ($version) unstable; urgency=medium
 EOC
 
 mkdir -p "$out"
-rm -f "$out"/*
+rm -f "$out"/* "$stamp"
 # -b: binary packages only (the tree is the source); -d: build-dependency
 # check is scripts/deps.sh's job (it installs the same packages).
 dpkg-buildpackage -b -d -us -uc --no-sign >"$out/build.log" 2>&1 || {
@@ -65,3 +83,4 @@ if [ "$lintian" = 1 ]; then
 	msg "lintian: $(grep -c '^E:' "$out/lintian.log" || true) errors," \
 		"$(grep -c '^W:' "$out/lintian.log" || true) warnings"
 fi
+echo "$sum" >"$stamp"

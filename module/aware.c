@@ -126,9 +126,12 @@ void ringcap_frame_meta(struct ringcap_frame *f,
  * Return: flags and a version, for the driver to pass to ringcap_rx_skb()
  * unchanged. RINGCAP_RX_STACK if the driver must also pass the frame to
  * the stack: always in mode 0 (the rings then get it through the standard
- * path), in mode 1, and in mode 2 when no socket is bound to this device
- * and queue; RINGCAP_RX_RING if a bound socket was offered the frame
- * (whether its filter took it or its ring had room is counted there).
+ * path), in mode 1, and in mode 2 unless a socket bound to this device
+ * and queue with CAP_NET_ADMIN wants it (a socket bound without it gets a
+ * copy, as in mode 1: taking frames from the stack is the
+ * administrator's act); RINGCAP_RX_RING if a bound socket was offered the
+ * frame (whether its filter took it or its ring had room is counted
+ * there).
  */
 unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 			const void *data, unsigned int len,
@@ -143,8 +146,7 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 	};
 	struct ringcap_dev_set *set;
 	int mode = ringcap_mode();
-	unsigned int where;
-	bool bound;
+	unsigned int where, wanted;
 
 	if (mode == 0 || unlikely(queue >= rd->nr_rxq || len < ETH_HLEN ||
 				  len > RINGCAP_RX_FRAME_MAX))
@@ -157,15 +159,17 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 	local_bh_disable();
 	rcu_read_lock();
 	set = rcu_dereference(rd->set);
-	bound = ringcap_set_deliver(set, &f, NULL);
+	wanted = ringcap_set_deliver(set, &f, NULL);
 	where = set->version << RINGCAP_RX_VERSION_SHIFT;
 	rcu_read_unlock();
 	local_bh_enable();
 
-	if (!bound)
+	if (!wanted)
 		return RINGCAP_RX_STACK;
 	where |= RINGCAP_RX_RING;
-	return mode == 1 ? where | RINGCAP_RX_STACK : where;
+	if (mode == 2 && (wanted & RINGCAP_SET_STEAL))
+		return where;
+	return where | RINGCAP_RX_STACK;
 }
 EXPORT_SYMBOL_GPL(ringcap_rx);
 

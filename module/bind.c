@@ -4,6 +4,7 @@
  * bound sockets when their device goes away. All binding state changes
  * under rtnl_lock, which is also what the netdev notifier runs under.
  */
+#include <linux/capability.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include "ringcap.h"
@@ -81,6 +82,28 @@ void ringcap_sock_set_devname(struct ringcap_sock *rs, const char *name)
 	strscpy(rs->devname, name, sizeof(rs->devname));
 }
 
+/*
+ * May this bind take frames away from the device's stack (zero-copy, and
+ * mode 2)? That is an administrator's act, as attaching XDP is, so it
+ * takes CAP_NET_ADMIN over the device's network namespace, which is the
+ * socket's (the device was found there). CAP_NET_RAW, which made the
+ * socket, lets a user capture what AF_PACKET would, and no more.
+ *
+ * In a user namespace that owns its network namespace, its root has
+ * CAP_NET_ADMIN there, and so over the devices of that namespace only:
+ * the host's NICs are not in it (moving one in is the host's
+ * administrator's act), so it can take nothing from the host's stack.
+ * The probe for mode 2 is not audited: a capture without the capability
+ * is an ordinary capture, not a denial.
+ */
+static bool ringcap_may_steal(struct ringcap_sock *rs, bool audit)
+{
+	struct user_namespace *ns = sock_net(&rs->sk)->user_ns;
+
+	return audit ? ns_capable(ns, CAP_NET_ADMIN) :
+		       ns_capable_noaudit(ns, CAP_NET_ADMIN);
+}
+
 int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 {
 	struct sockaddr_ringcap *addr = (struct sockaddr_ringcap *)uaddr;
@@ -118,6 +141,10 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	err = -EINVAL;
 	if (!rs->capture && rs->zerocopy)
 		goto out_unlock;
+	/* A zero-copy socket takes its queue from the stack, in every mode. */
+	err = -EPERM;
+	if (rs->zerocopy && !ringcap_may_steal(rs, true))
+		goto out_unlock;
 	if (rs->promisc && rs->capture) {
 		err = dev_set_promiscuity(dev, 1);
 		if (err)
@@ -129,6 +156,7 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	rs->ifindex = dev->ifindex;
 	ringcap_sock_set_devname(rs, dev->name);
 	rs->queue = addr->rc_queue;
+	rs->steal = rs->zerocopy || ringcap_may_steal(rs, false);
 	rs->nic_missed_last = ringcap_dev_missed(dev);
 	rs->nic_dropped = 0;
 	ringcap_tx_bind(rs);

@@ -75,6 +75,7 @@ static void ringcap_set_fill(struct ringcap_dev_set *set,
 		d = &set->dests[set->nr_dests++];
 		d->cluster = rs->cluster;
 		d->queue = rs->queue;
+		d->steal = rs->steal;
 		d->socks = &set->socks[n];
 		d->nr = 0;
 		atomic_set(&d->next, 0);
@@ -87,6 +88,7 @@ static void ringcap_set_fill(struct ringcap_dev_set *set,
 			if (m->cluster.id != rs->cluster.id)
 				continue;
 			set->socks[n++] = m;
+			d->steal |= m->steal;
 			d->nr++;
 		}
 	}
@@ -320,20 +322,22 @@ static bool ringcap_dest_fed(const struct ringcap_dest *d, u32 version)
  * @skip has it. Every other lone socket gets it, and every cluster gives
  * it to one member.
  *
- * Return: whether a destination wanted the frame.
+ * Return: RINGCAP_SET_WANTED if a destination wanted the frame, with
+ * RINGCAP_SET_STEAL if one of those may keep it from the stack in mode 2.
  */
-bool ringcap_set_deliver(struct ringcap_dev_set *set, struct ringcap_frame *f,
-			 const u32 *skip)
+unsigned int ringcap_set_deliver(struct ringcap_dev_set *set,
+				 struct ringcap_frame *f, const u32 *skip)
 {
 	struct ringcap_dest *d;
-	bool wanted = false;
+	unsigned int wanted = 0;
 	unsigned int i;
 
 	for (i = 0; i < set->nr_dests; i++) {
 		d = &set->dests[i];
 		if (d->queue != RINGCAP_QUEUE_ANY && d->queue != f->queue)
 			continue;
-		wanted = true;
+		wanted |= RINGCAP_SET_WANTED |
+			  (d->steal ? RINGCAP_SET_STEAL : 0);
 		if (skip && ringcap_dest_fed(d, *skip))
 			continue;
 		ringcap_deliver(d->nr == 1 ? d->socks[0] :

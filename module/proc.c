@@ -36,7 +36,7 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 	rcu_read_lock();
 	ringcap_xdp_path(rs, &path);
 	/* Counters are read without the producer lock: a snapshot. */
-	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %-6s %-10s %-6s %s\n",
+	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %-6s %-10s %-6s %s%s\n",
 		   pid_nr_ns(rs->pid, pid_ns), rs->sk.sk_socket ?
 		   SOCK_INODE(rs->sk.sk_socket)->i_ino : 0UL,
 		   name, queue, ring ? ring->data_size : 0,
@@ -45,7 +45,8 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 		   rcu_access_pointer(rs->sk.sk_filter) ? "yes" : "no",
 		   cluster, rs->cluster.id ?
 		   ringcap_cluster_policy_name(rs->cluster.policy) : "-",
-		   ringcap_path_name(&path));
+		   ringcap_path_name(&path),
+		   path.flags & RINGCAP_PATH_PASS ? ":pass" : "");
 	rcu_read_unlock();
 }
 

@@ -64,6 +64,13 @@ struct ringcap_sock {
 	u32 fed_from, fed_len;		/* its set versions we are in (dev.c) */
 	int ifindex;
 	u16 queue;
+	/*
+	 * Bound with CAP_NET_ADMIN over the device's netns: in mode 2 its
+	 * frames may be withheld from the stack (DESIGN.md, "Security
+	 * posture"). Without it the socket gets copies and the stack the
+	 * frames, as in mode 1.
+	 */
+	bool steal;
 	struct ringcap_cluster cluster;	/* set before bind, under lock */
 	bool gone;			/* the bound device was unregistered */
 	char devname[IFNAMSIZ];		/* for /proc, under ringcap_socks_lock */
@@ -130,6 +137,7 @@ struct ringcap_frame {
 struct ringcap_dest {
 	struct ringcap_cluster cluster;	/* id 0: a lone socket */
 	u16 queue;
+	bool steal;			/* a member may withhold frames (mode 2) */
 	unsigned int nr;		/* sockets; 1 for a lone one */
 	atomic_t next;			/* round robin */
 	struct ringcap_sock **socks;
@@ -202,8 +210,11 @@ int ringcap_dev_bind(struct ringcap_sock *rs);
 void ringcap_dev_unbind(struct ringcap_sock *rs);
 int ringcap_dev_open_all(struct ringcap_dev *rd);
 void ringcap_dev_close_all(struct ringcap_dev *rd);
-bool ringcap_set_deliver(struct ringcap_dev_set *set, struct ringcap_frame *f,
-			 const u32 *skip);
+/* What ringcap_set_deliver() found. */
+#define RINGCAP_SET_WANTED	0x1	/* a destination wanted the frame */
+#define RINGCAP_SET_STEAL	0x2	/* one that may withhold it from the stack */
+unsigned int ringcap_set_deliver(struct ringcap_dev_set *set,
+				 struct ringcap_frame *f, const u32 *skip);
 
 /* aware.c */
 void ringcap_frame_meta(struct ringcap_frame *f,

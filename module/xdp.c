@@ -15,6 +15,12 @@
  * neither loses nor duplicates a frame. The one care needed: a frame
  * redirected for a socket must still find it, so a socket leaves the
  * map, and a grace period passes, before it leaves the set.
+ *
+ * Only sockets bound with CAP_NET_ADMIN (rs->steal, bind.c) write the
+ * map: a frame is taken from the stack only for them. The others get the
+ * redirected frames they want too, and the rest through the mode 0 hook,
+ * as in mode 1; the link is held while a socket of the first kind is
+ * bound.
  */
 #include <linux/bpf.h>
 #include <linux/file.h>
@@ -190,9 +196,20 @@ static void ringcap_xdp_cfg(struct bpf_map *map, u32 key, u32 val)
 	rcu_read_unlock();
 }
 
+/* Is a socket that may take frames from the stack bound to rd? */
+static bool ringcap_xdp_stealers(struct ringcap_dev *rd)
+{
+	struct ringcap_sock *rs;
+
+	list_for_each_entry(rs, &rd->socks, dev_node)
+		if (rs->steal)
+			return true;
+	return false;
+}
+
 /*
- * Write rd's map from its bound sockets and the mode: which queues are
- * wanted, then whether to redirect at all.
+ * Write rd's map from its bound sockets that may take frames and the
+ * mode: which queues are wanted, then whether to redirect at all.
  */
 static void ringcap_xdp_write(struct ringcap_dev *rd)
 {
@@ -203,6 +220,8 @@ static void ringcap_xdp_write(struct ringcap_dev *rd)
 
 	ASSERT_RTNL();
 	list_for_each_entry(rs, &rd->socks, dev_node) {
+		if (!rs->steal)
+			continue;
 		if (rs->queue == RINGCAP_QUEUE_ANY)
 			any = true;
 		else if (rs->queue < RINGCAP_XDP_QUEUES)
@@ -214,7 +233,7 @@ static void ringcap_xdp_write(struct ringcap_dev *rd)
 	ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_ANY, any);
 	ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_DEV, rd->dev->ifindex);
 	ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_TARGET,
-			ringcap_mode() == 2 && !list_empty(&rd->socks) ?
+			ringcap_mode() == 2 && ringcap_xdp_stealers(rd) ?
 			rd->xdp_target : 0);
 }
 
@@ -263,7 +282,7 @@ static struct bpf_map *ringcap_xdp_check(struct file *file)
  * @rs: a bound socket, rtnl and rs->lock held
  * @req: the link, or the errno its attach failed with
  *
- * Return: 0, or -EINVAL, -EBUSY, -EBADF, -ENOMEM as the ABI says.
+ * Return: 0, or -EINVAL, -EBUSY, -EBADF, -ENOMEM, -EPERM as the ABI says.
  */
 int ringcap_xdp_set_link(struct ringcap_sock *rs,
 			 const struct ringcap_xdp_link *req)
@@ -277,6 +296,9 @@ int ringcap_xdp_set_link(struct ringcap_sock *rs,
 	ASSERT_RTNL();
 	if (!rd || rd->nr_rxq)
 		return -EINVAL;
+	/* Its link would redirect nothing, and outlive its reason. */
+	if (!rs->steal)
+		return -EPERM;
 	if (rd->xdp_file)
 		return -EBUSY;
 	if (req->fd < 0) {
@@ -316,7 +338,8 @@ err_put:
 
 /*
  * rd's sockets changed (rtnl held). A socket just unlinked from rd->socks
- * stops being redirected for here, and when none is left the link goes;
+ * stops being redirected for here, and when no socket that may take
+ * frames is left the link goes;
  * either way, frames redirected before must find the sockets still in the
  * set, hence the grace period before the caller publishes it.
  */
@@ -337,7 +360,7 @@ void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
 	if (!leaving)
 		return;
 	synchronize_net();
-	if (!list_empty(&rd->socks))
+	if (ringcap_xdp_stealers(rd))
 		return;
 	/*
 	 * Nothing is redirected here any more; the caller's grace period
@@ -367,6 +390,8 @@ void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
 	}
 	if (!rd)
 		return;
+	if (mode == 2 && !READ_ONCE(rs->steal))
+		p->flags |= RINGCAP_PATH_PASS;
 	p->path = RINGCAP_PATH_HOOK;
 	if (READ_ONCE(rd->nr_rxq)) {
 		if (mode)
@@ -378,6 +403,8 @@ void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
 	p->error = READ_ONCE(rd->xdp_error);
 	if (READ_ONCE(rd->xdp_file))
 		p->path = RINGCAP_PATH_XDP;
+	else if (p->flags & RINGCAP_PATH_PASS)
+		return;		/* no program would serve it (set_link) */
 	else if (!rd->xdp_native)
 		p->why = RINGCAP_XDP_NO_NATIVE;
 	else if (p->error)

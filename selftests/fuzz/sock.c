@@ -479,8 +479,10 @@ int fz_ring_info(struct fz_sock *s, struct ringcap_ring_info *info)
 static void check_path(const struct fz_sock *s, const struct ringcap_path *p)
 {
 	fz_check(p->path <= RINGCAP_PATH_XDP && p->why <= RINGCAP_XDP_REFUSED &&
-		 !p->__pad, "PATH reads path %u why %u pad %u", p->path,
-		 p->why, p->__pad);
+		 !(p->flags & ~RINGCAP_PATH_PASS) &&
+		 (p->path != RINGCAP_PATH_UNBOUND || !p->flags),
+		 "PATH reads path %u why %u flags %#x", p->path, p->why,
+		 p->flags);
 	fz_check(p->path == RINGCAP_PATH_HOOK || p->why == RINGCAP_XDP_NONE,
 		 "PATH reads why %u with path %u", p->why, p->path);
 	if (!s->bound && !s->shared)

@@ -111,6 +111,10 @@ static int rc_zc_bind_fail(struct ringcap *rc, int err, const char *ifname,
 		return rc_fail(rc, err,
 			       "%s is down: zero-copy needs the device up (ip link set %s up)",
 			       ifname, ifname);
+	case EPERM:
+		return rc_fail(rc, err,
+			       "zero-copy takes queue %d of %s from the system, which needs CAP_NET_ADMIN; capture without it (CAP_NET_RAW) in copy mode",
+			       queue, ifname);
 	}
 	return 0;
 }

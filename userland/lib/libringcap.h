@@ -156,7 +156,9 @@ int ringcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
  * why. ringcap_path_name() gives the name /proc/net/ringcap shows: "xdp",
  * "aware", "zerocopy", "hook", "hook:no-native-xdp", "hook:no-program",
  * "hook:busy" (the device runs its own XDP program), "hook:refused"
- * (another errno, in path->error), or "-" when unbound.
+ * (another errno, in path->error), or "-" when unbound; in mode 2, a
+ * socket bound without CAP_NET_ADMIN takes no frame from the stack and
+ * its path ends in ":pass" ("aware:pass", "xdp:pass", "hook:pass").
  */
 int ringcap_path(struct ringcap *rc, struct ringcap_path *path);
 const char *ringcap_path_name(const struct ringcap_path *path);

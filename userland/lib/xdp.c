@@ -36,11 +36,14 @@ int ringcap_path(struct ringcap *rc, struct ringcap_path *path)
 
 const char *ringcap_path_name(const struct ringcap_path *path)
 {
+	/* Mode 2 bound without CAP_NET_ADMIN: the stack gets them too. */
+	int pass = path->flags & RINGCAP_PATH_PASS;
+
 	switch (path->path) {
 	case RINGCAP_PATH_AWARE:
-		return "aware";
+		return pass ? "aware:pass" : "aware";
 	case RINGCAP_PATH_XDP:
-		return "xdp";
+		return pass ? "xdp:pass" : "xdp";
 	case RINGCAP_PATH_ZEROCOPY:
 		return "zerocopy";
 	case RINGCAP_PATH_HOOK:
@@ -56,7 +59,7 @@ const char *ringcap_path_name(const struct ringcap_path *path)
 	case RINGCAP_XDP_REFUSED:
 		return path->error == EBUSY ? "hook:busy" : "hook:refused";
 	}
-	return "hook";
+	return pass ? "hook:pass" : "hook";
 }
 
 /* libbpf reports failures on stderr; ours go to the module instead. */

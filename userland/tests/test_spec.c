@@ -327,6 +327,19 @@ static void path_names(void)
 	p.error = EBUSY;
 	ok(!strcmp(ringcap_path_name(&p), "hook:busy"),
 	   "path HOOK refused with EBUSY is \"hook:busy\"");
+	p.flags = RINGCAP_PATH_PASS;
+	ok(!strcmp(ringcap_path_name(&p), "hook:busy"),
+	   "a refusal says why, whoever asks");
+	p.why = RINGCAP_XDP_NONE;
+	ok(!strcmp(ringcap_path_name(&p), "hook:pass"),
+	   "path HOOK with PASS is \"hook:pass\"");
+	p.path = RINGCAP_PATH_AWARE;
+	ok(!strcmp(ringcap_path_name(&p), "aware:pass"),
+	   "path AWARE with PASS is \"aware:pass\"");
+	p.path = RINGCAP_PATH_XDP;
+	ok(!strcmp(ringcap_path_name(&p), "xdp:pass"),
+	   "path XDP with PASS is \"xdp:pass\"");
+	p.flags = 0;
 	p.path = RINGCAP_PATH_UNBOUND;
 	ok(!strcmp(ringcap_path_name(&p), "-"), "unbound is \"-\"");
 	p.path = RINGCAP_PATH_ZEROCOPY + 1;

@@ -43,6 +43,25 @@
  *
  * ABI versioning: ringcap_ring_hdr.abi_version must equal RINGCAP_ABI_VERSION
  * of the header a program was built with; libringcap refuses a mismatch.
+ *
+ * Privileges. CAP_NET_RAW over the socket's network namespace (checked at
+ * socket()) lets a process capture what AF_PACKET would let it capture,
+ * and transmit what AF_PACKET would let it send. Taking frames away from
+ * the device's stack is an administrator's act, as attaching XDP is: it
+ * needs CAP_NET_ADMIN over the network namespace of the device (the
+ * socket's), held at bind():
+ *   - RINGCAP_ZEROCOPY: bind() fails with EPERM without it;
+ *   - transparent_mode 2: a socket bound without it is a capture like any
+ *     other: it gets the frames it wants, and the stack gets them too (as
+ *     in mode 1); RINGCAP_PATH says so (RINGCAP_PATH_PASS). Only frames
+ *     that a socket bound with CAP_NET_ADMIN wants are kept from the stack;
+ *   - RINGCAP_XDP_LINK: EPERM without it (at the call and at bind).
+ * A user namespace that owns its network namespace has CAP_NET_ADMIN over
+ * that namespace's devices only; the host's NICs are not among them (bind
+ * finds none: ENODEV), and from a user namespace without its own network
+ * namespace socket() fails (EPERM). So no unprivileged user takes a queue
+ * or a frame from the host's stack (a NIC that the host's administrator
+ * moves into such a namespace is handed over with it).
  */
 #ifndef _UAPI_LINUX_RINGCAP_H
 #define _UAPI_LINUX_RINGCAP_H
@@ -175,13 +194,22 @@ struct ringcap_cluster {
  *         socket user, or one bound before mode 2), _REFUSED (attaching
  *         failed with `error`: EBUSY when the device runs an XDP program
  *         of its own, EPERM without CAP_NET_ADMIN and CAP_BPF); else
- *         RINGCAP_XDP_NONE
+ *         RINGCAP_XDP_NONE (also for a socket with RINGCAP_PATH_PASS,
+ *         which no program would serve)
+ *   flags RINGCAP_PATH_PASS in mode 2 for a socket bound without
+ *         CAP_NET_ADMIN: the frames it gets reach the stack as well (see
+ *         "Privileges" above). The XDP path's program redirects only what
+ *         sockets bound with CAP_NET_ADMIN want; such a socket gets
+ *         those it wants too, and the others through the mode 0 hook.
+ *         /proc/net/ringcap appends ":pass" to the path's name.
  *
  * struct ringcap_xdp_link: fd a BPF link of libringcap's program attached
  * to the bound device in native mode, or -1 with error the positive errno
  * the attach failed with, which the module reports as _REFUSED. Needs
- * CAP_NET_ADMIN (EPERM); EINVAL when unbound, on an aware device, or for
- * a link that is not such a program; EBUSY when the device has a link.
+ * CAP_NET_ADMIN, at the call and when the socket was bound (EPERM);
+ * EINVAL when unbound, on an aware device, or for a link that is not such
+ * a program; EBUSY when the device has a link. The module holds the link
+ * while a socket bound with CAP_NET_ADMIN is bound to the device.
  */
 #define RINGCAP_PATH_UNBOUND	0
 #define RINGCAP_PATH_HOOK	1
@@ -194,11 +222,13 @@ struct ringcap_cluster {
 #define RINGCAP_XDP_NO_PROGRAM	2
 #define RINGCAP_XDP_REFUSED	3
 
+#define RINGCAP_PATH_PASS	0x1	/* mode 2 without CAP_NET_ADMIN: copies */
+
 struct ringcap_path {
 	__u32	path;
 	__u32	why;
 	__s32	error;
-	__u32	__pad;
+	__u32	flags;		/* RINGCAP_PATH_PASS; was padding, always 0 */
 };
 
 struct ringcap_xdp_link {
@@ -229,7 +259,9 @@ struct ringcap_xdp_meta {
  * to one RX queue (not RINGCAP_QUEUE_ANY: EINVAL) of a device whose driver
  * offers it (ringcap_e1000e; EOPNOTSUPP elsewhere, ENETDOWN while the
  * device is down) and takes that queue over: its frames go to this socket
- * only, whatever transparent_mode says, and not to the stack. One such
+ * only, whatever transparent_mode says, and not to the stack. Taking a
+ * queue is an administrator's act: bind() needs CAP_NET_ADMIN over the
+ * device's network namespace (EPERM; see "Privileges" above). One such
  * socket per queue: a second one, or a copy-mode socket bound to that
  * queue, gets EBUSY at bind, as does a zero-copy bind to a queue a
  * copy-mode socket is bound to. Copy-mode sockets bound to all queues of

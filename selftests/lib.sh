@@ -192,3 +192,29 @@ d() {
 	local -n _o=$1 _n=$2
 	echo $((${_n[$3]:-0} - ${_o[$3]:-0}))
 }
+
+# as_nobody CMD...: CMD as uid and gid nobody holding CAP_NET_RAW alone
+# (effective, permitted, inheritable, ambient), as a capture tool given
+# just that capability runs; what DESIGN.md's "Security posture" calls an
+# unprivileged user. "${NOBODY[@]}" CMD execs CMD, so that $! of it in the
+# background is CMD's pid (as_nobody, a function, adds a shell). The
+# memlock limit is set to 16 MiB, so that the ring charges (a matter of
+# their own) are not what a case tests.
+NOBODY=(prlimit --memlock=$((16 << 20)) setpriv --reuid=65534 --regid=65534
+	--clear-groups --inh-caps=-all,+net_raw --ambient-caps=+net_raw)
+as_nobody() { "${NOBODY[@]}" "$@"; }
+# 0 when as_nobody gives exactly that here; else msg says why.
+as_nobody_check() {
+	local st uid eff
+	command -v setpriv >/dev/null && command -v prlimit >/dev/null || {
+		msg="no setpriv or prlimit (util-linux)"
+		[ "${RC_REQUIRE:-0}" = 1 ] && return 1
+		return 4
+	}
+	st=$(as_nobody cat /proc/self/status 2>&1) || { msg="as nobody: $st"; return 1; }
+	uid=$(awk '/^Uid:/ {print $2}' <<<"$st")
+	eff=$(awk '/^CapEff:/ {print $2}' <<<"$st")
+	[ "$uid" = 65534 ] && [ "$((16#${eff:-0}))" = $((1 << 13)) ] && return 0
+	msg="setpriv gave uid ${uid:-?} CapEff ${eff:-?}, want 65534 and 2000 (CAP_NET_RAW alone)"
+	return 1
+}

@@ -17,6 +17,14 @@
  *	errno name, e.g. ENODEV, or none);
  *	SIGINT/SIGTERM end it early. Exit 0 when COUNT frames came, 3 on a
  *	socket error (error= says which), 1 else
+ *   rc_zc try IFINDEX ZC SECONDS Q...
+ *	what the caller's privileges get: for each Q a socket (zero-copy if
+ *	ZC is 1, a 64 KiB ring) bound to IFINDEX@Q, by index so that it
+ *	works where the device has no name (another network namespace).
+ *	One line per queue, "q=Q socket=RESULT bind=RESULT" (ok or an errno
+ *	name, - when not tried), then "ready", then it holds what it bound
+ *	for SECONDS (SIGINT/SIGTERM end it early) and prints
+ *	"rc_zc: bound=N". Exit 0
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -348,6 +356,46 @@ static int cap(const char *dev, unsigned int q, const char *file,
 	return got == count && !bad ? 0 : 1;
 }
 
+static const char *errname(int err)
+{
+	return err ? strerrorname_np(-err) : "ok";
+}
+
+static int try(int ifindex, int zc, double seconds, int nq, char **qs)
+{
+	uint64_t deadline;
+	int i, fd, err, bound = 0;
+
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	for (i = 0; i < nq; i++) {
+		unsigned int q = strtoul(qs[i], NULL, 0);
+
+		fd = rc_socket();
+		if (fd < 0) {
+			printf("q=%u socket=%s bind=-\n", q, errname(fd));
+			continue;
+		}
+		err = rc_setopt(fd, RINGCAP_RING_SIZE, 64 << 10);
+		if (!err && zc)
+			err = rc_setopt(fd, RINGCAP_ZEROCOPY, 1);
+		if (!err)
+			err = rc_bind(fd, ifindex, q);
+		printf("q=%u socket=ok bind=%s\n", q, errname(err));
+		if (err)
+			close(fd);	/* the others stay open until we exit */
+		else
+			bound++;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	deadline = rc_now_ns(CLOCK_MONOTONIC) + (uint64_t)(seconds * 1e9);
+	while (bound && !stop && rc_now_ns(CLOCK_MONOTONIC) < deadline)
+		rc_sleep_us(10000);
+	printf("rc_zc: bound=%d\n", bound);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -357,6 +405,10 @@ int main(int argc, char **argv)
 		return cap(argv[2], atoi(argv[3]), argv[4], strtoul(argv[5], NULL, 0),
 			   argc > 6 ? atof(argv[6]) : 60,
 			   argc > 7 ? strtoul(argv[7], NULL, 0) : 0);
-	fprintf(stderr, "usage: rc_zc refuse DEV Q | rc_zc cap DEV Q FILE COUNT [SECONDS] [STALL]\n");
+	if (argc >= 6 && !strcmp(argv[1], "try"))
+		return try(atoi(argv[2]), atoi(argv[3]), atof(argv[4]),
+			   argc - 5, argv + 5);
+	fprintf(stderr, "usage: rc_zc refuse DEV Q | rc_zc cap DEV Q FILE COUNT [SECONDS] [STALL] |\n"
+		"       rc_zc try IFINDEX ZC SECONDS Q...\n");
 	return 2;
 }

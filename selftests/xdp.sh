@@ -9,6 +9,8 @@
 # nothing, and where XDP cannot be had (the device runs its own program,
 # the driver has none, mode 1) the mode 0 hook captures and says why.
 # Device deletion under an XDP socket: POLLERR/ENODEV, nothing left.
+# A ring bound by uid nobody with CAP_NET_RAW alone takes nothing from the
+# stack: it neither steers root's program nor keeps it attached.
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap; uses the
 # installed tools (ringcount, ringcap-run) and Debian's tcpdump, ip and
@@ -31,7 +33,7 @@ ADDR=10.77.0.1
 PADDR=10.77.0.2
 PORT=9777
 N=400
-PLAN=13
+PLAN=14
 
 n=0
 failed=0
@@ -184,7 +186,39 @@ gone_after_kill() {
 }
 tcase "after SIGKILL of the reader: the program is gone" gone_after_kill
 
-# 4: a socket on one queue leaves the other queue to the stack. The
+# 4: taking frames from the stack is the administrator's act (DESIGN.md,
+# "Security posture"). Beside root's ring, a ring bound by uid nobody
+# with CAP_NET_RAW alone is on the XDP path without steering it
+# (xdp:pass); once root's ring closes, the program goes although nobody's
+# ring stays, and the stack and nobody's ring both get every datagram.
+nobody_passes() {
+	local nb_pid nb_path out udp
+	as_nobody_check || return $?
+	rc_start "$DEV" || { msg="root's ringcount did not bind"; return 1; }
+	"${NOBODY[@]}" ringcount -i "$DEV" -q >"$tmp/nb" 2>"$tmp/nb.err" &
+	nb_pid=$!
+	pids+=("$nb_pid")
+	if wait_for 30 eval '[ -n "$(proc_line $nb_pid)" ]'; then
+		path_settled "$nb_pid"
+		nb_path=$(proc_path "$nb_pid")
+	fi
+	out=$(rc_summary)
+	wait_for 10 no_xdp "$DEV" || true
+	msg="beside root's ring nobody's path is ${nb_path:-(not bound: $(tail -n 2 "$tmp/nb.err" | tr '\n' ' '))}; root's ring closed, the program is $(has_xdp "$DEV" && echo "still attached" || echo gone)"
+	udp_start
+	send "$N"
+	udp_wait
+	# Stopped whatever happened: a ring left behind would skew the rest.
+	kill -INT "$nb_pid" 2>/dev/null || true
+	wait "$nb_pid" 2>/dev/null || true
+	out=$(cat "$tmp/nb")
+	msg+=", the UDP socket got $udp of $N, nobody's ring $(kv captured "$out") (path $(kv path "$out"))"
+	[ "$nb_path" = xdp:pass ] && no_xdp "$DEV" && [ "$udp" = "$N" ] &&
+		[ "$(kv captured "$out")" = "$N" ]
+}
+tcase "mode 2: a ring of uid nobody with CAP_NET_RAW alone steers no program (xdp:pass), keeps none attached; the stack gets every datagram" nobody_passes
+
+# 5: a socket on one queue leaves the other queue to the stack. The
 # peer's one flow leaves on one TX queue, which veth maps to one RX queue;
 # which one is the kernel's choice, so both are tried: bound to the queue
 # the flow arrives on, the socket takes every datagram and the stack none;
@@ -212,7 +246,7 @@ queue_bound() {
 }
 tcase "a queue-bound socket takes its queue and leaves the other to the stack" queue_bound
 
-# 5: 2 -> 0 -> 2 -> 0 under traffic: an unchanged tcpdump through
+# 6: 2 -> 0 -> 2 -> 0 under traffic: an unchanged tcpdump through
 # libpcap-ring sees every datagram exactly once, whichever way it came.
 switch_exact() {
 	local seqs
@@ -258,7 +292,7 @@ EOF
 }
 tcase "switching 2->0->2->0 under traffic: every datagram exactly once" switch_exact
 
-# 6: a cluster on the XDP path: round robin over two members.
+# 7: a cluster on the XDP path: round robin over two members.
 cluster_rr() {
 	local a b ca cb
 	ringcount -i "$DEV" -q -C 5:rr >"$tmp/ca" 2>&1 &
@@ -281,7 +315,7 @@ cluster_rr() {
 }
 tcase "a 2-member rr cluster on the XDP path splits 301 datagrams 150/151" cluster_rr
 
-# 7-8: the device's own program stays; ringcap keeps the hook and says so.
+# 8-9: the device's own program stays; ringcap keeps the hook and says so.
 own_program() {
 	local id out
 	ip link set dev "$DEV" xdpdrv obj "$OBJ" sec xdp || { msg="could not attach $OBJ"; return 1; }
@@ -329,7 +363,7 @@ ringstat_shows() {
 }
 tcase "ringstat shows the path" ringstat_shows
 
-# 10-12: the device goes away under an XDP socket.
+# 11-13: the device goes away under an XDP socket.
 unregister() {
 	local out rc=0
 	rc_start "$DEV" || return 1

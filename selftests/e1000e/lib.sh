@@ -180,6 +180,8 @@ settle() { steady 0.5 rxsum "$1"; }
 # ---- ringcount in the background --------------------------------------
 
 # rc_start ID DEV[@Q] [ringcount options]: bind a ringcount; 0 once bound.
+# RC_AS: a command prefix to run it under (as_nobody's), empty for root.
+RC_AS=()
 rc_start() {
 	local id=$1 spec=$2 dev=${2%@*} q=all end pre=()
 	shift 2
@@ -188,7 +190,7 @@ rc_start() {
 	RCOUT[$id]=$tmp/rc.$id
 	# Started directly (not through a function) so that $! is ringcount
 	# itself: `ip netns exec` execs it.
-	"${pre[@]}" "$RINGCOUNT" -q -i "$spec" -r 8M "$@" >"${RCOUT[$id]}" 2>&1 &
+	"${pre[@]}" "${RC_AS[@]}" "$RINGCOUNT" -q -i "$spec" -r 8M "$@" >"${RCOUT[$id]}" 2>&1 &
 	RCPID[$id]=$!
 	# /proc/PID/net is the netns of PID: no need to enter it.
 	end=$(($(now_ms) + 20000))

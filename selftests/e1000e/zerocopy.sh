@@ -14,7 +14,10 @@
 #   - a stalled reader: the NIC holds nothing, the interrupt stays masked,
 #     every offered frame is counted at one layer, and capture resumes;
 #   - SIGKILL under traffic, link down/up, ip link set down, PCI unbind
-#     and rmmod with the buffers mapped: ENODEV, pages still readable.
+#     and rmmod with the buffers mapped: ENODEV, pages still readable;
+#   - privileges: uid nobody with CAP_NET_RAW alone cannot take a queue
+#     (EPERM) and the pair's ping goes on; a user in its own user and
+#     network namespace cannot reach the host's device at all.
 #
 # One area of the ringcap_e1000e tests on QEMU's 82574L: it sets up its
 # own NICs, driver and namespace and puts them back at the end (lib.sh
@@ -30,7 +33,7 @@
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-e1000e_begin 19
+e1000e_begin 21
 
 ZC=$BIN/rc_zc
 BTDIR=$top/../userland/bpftrace
@@ -374,6 +377,54 @@ t_link() {
 	[ "$(zc_val l error)" = none ] && [ "$c" -gt 0 ]
 }
 tcase "zero-copy: link down and up (QEMU set_link) under a reader: no error, capture goes on" t_link
+
+# ---- privileges: taking a queue is an administrator's act -------------------
+
+# t_zc_nobody: uid nobody with CAP_NET_RAW alone asks for both RX queues
+# of $A in zero-copy and holds what it gets while $B pings $A.
+t_zc_nobody() {
+	local pid ping got
+	have_zc || return $?
+	as_nobody_check || return $?
+	"${NOBODY[@]}" "$ZC" try "$(cat "/sys/class/net/$A/ifindex")" 1 60 0 1 \
+		>"$tmp/nobody.out" 2>&1 &
+	pid=$!
+	wait_for 20 grep -qx ready "$tmp/nobody.out" ||
+		{ msg="rc_zc try did not start: $(tail -n 2 "$tmp/nobody.out" | tr '\n' ' ')"; kill "$pid"; return 1; }
+	ping=$(pings "$B" "$IP_A")
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	got=$(grep '^q=' "$tmp/nobody.out" | tr '\n' ' ')
+	msg="uid nobody, CAP_NET_RAW alone, zero-copy on $A@0 and $A@1: ${got}(want bind=EPERM); ping $B->$A meanwhile ${ping:-0}/3"
+	grep -qx "q=0 socket=ok bind=EPERM" "$tmp/nobody.out" &&
+		grep -qx "q=1 socket=ok bind=EPERM" "$tmp/nobody.out" &&
+		[ "${ping:-0}" = 3 ]
+}
+tcase "zero-copy: uid nobody with CAP_NET_RAW alone cannot take $A's queues (EPERM); $B's ping to $A goes on" t_zc_nobody
+
+# t_userns: an unprivileged user (nobody, no capability) in a user
+# namespace of its own. Without a network namespace of its own it gets no
+# ringcap socket; with one it has every capability there, but $A is not
+# there: binding $A's index, copy or zero-copy, finds no device.
+t_userns() {
+	local idx own net ping
+	have_zc || return $?
+	as_nobody_check || return $?
+	idx=$(cat "/sys/class/net/$A/ifindex")
+	if ! own=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		unshare -Ur "$ZC" try "$idx" 0 0 0 2>&1); then
+		msg="nobody cannot make a user namespace here: $own"
+		return "$MISSING"
+	fi
+	net=$(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		unshare -Ur -n sh -c '"$1" try "$2" 1 0 0 1 && "$1" try "$2" 0 0 65535' sh "$ZC" "$idx" 2>&1) || true
+	ping=$(pings "$B" "$IP_A")
+	msg="own user ns: $(grep '^q=' <<<"$own" | tr '\n' ' ')(want socket=EPERM); own user and net ns, $A's ifindex $idx: $(grep '^q=' <<<"$net" | tr '\n' ' ')(want bind=ENODEV); ping $B->$A ${ping:-0}/3"
+	grep -qx "q=0 socket=EPERM bind=-" <<<"$own" &&
+		[ "$(grep -c -x 'q=[0-9]* socket=ok bind=ENODEV' <<<"$net")" = 3 ] &&
+		[ "${ping:-0}" = 3 ]
+}
+tcase "zero-copy: nobody in its own user namespace gets no socket (EPERM); in its own user and network namespace the host's $A is not there (ENODEV)" t_userns
 
 # ---- libpcap-ring ---------------------------------------------------------------
 

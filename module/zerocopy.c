@@ -11,13 +11,23 @@
  * (ringcap_zc_reclaim). The FIFO and the ring's producer side are the
  * queue context's alone (the driver's RX thread), as is the NIC ring.
  *
- * Lifetime. struct ringcap_zc is shared by the socket and, while the queue
- * feeds it, the driver; each holds a reference. Its pages hold their own
- * references, as do the process's mappings of them (vm_insert_page), so a
- * page leaves the process only when it unmaps it, and the driver, having
- * let go of it, never re-arms it: the pages are never reused while mapped.
- * The queue goes dead (no more frames, socket ENODEV) when the driver
- * unregisters or its buffers go (ringcap_zc_gone).
+ * Lifetime. struct ringcap_zc is shared by the socket, each mapping of
+ * its buffers and, while the queue feeds it, the driver; each holds a
+ * reference, and it holds a reference to every page. So the pages stay
+ * while any of them is left, and the driver, once it let go of them
+ * (ringcap_zc_gone), never re-arms them: they are never reused while
+ * mapped. The queue goes dead (no more frames, socket ENODEV) when the
+ * driver unregisters or its buffers go.
+ *
+ * Nothing else may hold a page. When the socket is released (after its
+ * last mapping: each holds the file) the driver hands the queue to the
+ * stack with the same pages, and the descriptors it armed while the reader
+ * had the queue are the NIC's already: a page it would have to take back
+ * cannot be. So the mapping is VM_PFNMAP (ringcap_zc_mmap): no
+ * get_user_pages() or pin_user_pages() reaches its pages, so no vmsplice()
+ * pipe, O_DIRECT or MSG_ZEROCOPY buffer, io_uring fixed buffer or
+ * process_vm_readv() keeps one beyond the mapping; debuggers read through
+ * ringcap_zc_vm_access(), a copy.
  */
 #include <linux/mm.h>
 #include <linux/poll.h>
@@ -351,9 +361,58 @@ void ringcap_zc_unbind(struct ringcap_sock *rs)
 	ringcap_zc_put(zc);
 }
 
+/* A split (partial munmap), mremap() or fork() makes one more mapping. */
+static void ringcap_zc_vm_open(struct vm_area_struct *vma)
+{
+	struct ringcap_zc *zc = vma->vm_private_data;
+
+	refcount_inc(&zc->ref);
+}
+
+static void ringcap_zc_vm_close(struct vm_area_struct *vma)
+{
+	ringcap_zc_put(vma->vm_private_data);
+}
+
+/*
+ * ptrace() and /proc/PID/mem: get_user_pages() refuses a VM_PFNMAP
+ * mapping, so they come here. Reading is a copy; writing is refused, as
+ * every other way of writing to the buffers is.
+ */
+static int ringcap_zc_vm_access(struct vm_area_struct *vma,
+				unsigned long addr, void *buf, int len,
+				int write)
+{
+	struct ringcap_zc *zc = vma->vm_private_data;
+	unsigned long off = ((vma->vm_pgoff -
+			      (RINGCAP_ZC_MMAP_OFFSET >> PAGE_SHIFT)) <<
+			     PAGE_SHIFT) + (addr - vma->vm_start);
+	unsigned int p = off >> PAGE_SHIFT;
+
+	if (write)
+		return -EACCES;
+	if (p >= zc->bufs.nr_pages || len <= 0)
+		return -EINVAL;
+	len = min_t(unsigned long, len, PAGE_SIZE - offset_in_page(off));
+	memcpy(buf, page_address(zc->bufs.pages[p]) + offset_in_page(off),
+	       len);
+	return len;
+}
+
+static const struct vm_operations_struct ringcap_zc_vm_ops = {
+	.open = ringcap_zc_vm_open,
+	.close = ringcap_zc_vm_close,
+	.access = ringcap_zc_vm_access,
+};
+
 /*
  * Map the buffers read-only: PROT_WRITE is refused, and VM_MAYWRITE goes
- * so that mprotect() cannot add it later.
+ * so that mprotect() cannot add it later (and so the mapping is never
+ * copy-on-write, which remap_pfn_range() needs for a part of it). Page by
+ * page with remap_pfn_range(): special PTEs in a VM_IO | VM_PFNMAP
+ * mapping, which get_user_pages() and its fast path refuse (see the top of
+ * this file). The mapping holds a reference to @zc, and so to the pages,
+ * from here until its ->close.
  */
 int ringcap_zc_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma)
 {
@@ -376,11 +435,16 @@ int ringcap_zc_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma)
 	ringcap_vm_flags_clear(vma, VM_MAYWRITE);
 	ringcap_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	for (i = 0; i < zc->bufs.nr_pages; i++) {
-		err = vm_insert_page(vma, vma->vm_start + i * PAGE_SIZE,
-				     zc->bufs.pages[i]);
+		/* On failure mmap() zaps what is in; no reference taken yet. */
+		err = remap_pfn_range(vma, vma->vm_start + i * PAGE_SIZE,
+				      page_to_pfn(zc->bufs.pages[i]),
+				      PAGE_SIZE, vma->vm_page_prot);
 		if (err)
 			goto out;
 	}
+	refcount_inc(&zc->ref);
+	vma->vm_private_data = zc;
+	vma->vm_ops = &ringcap_zc_vm_ops;
 	err = 0;
 out:
 	mutex_unlock(&rs->lock);

@@ -272,7 +272,10 @@ struct ringcap_xdp_meta {
  *   mmap(NULL, hdr->zc_mmap_size, PROT_READ, MAP_SHARED, fd,
  *        hdr->zc_mmap_offset)
  *
- * (PROT_WRITE is EACCES; a write to the mapping is SIGSEGV). Buffer b is
+ * (PROT_WRITE is EACCES; a write to the mapping is SIGSEGV). Its pages
+ * cannot be taken beyond it: vmsplice(), process_vm_readv(), O_DIRECT,
+ * MSG_ZEROCOPY and io_uring fixed buffers over it fail (EFAULT); copies
+ * out of it (write(), memcpy()) work. Buffer b is
  * hdr->zc_buf_size bytes at b * zc_buf_size; there are zc_nr_bufs.
  * The ring carries records as in copy mode, each with RINGCAP_REC_ZC set,
  * rec_len = sizeof(struct ringcap_rec) and no frame bytes after it: the

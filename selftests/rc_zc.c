@@ -25,6 +25,17 @@
  *	name, - when not tried), then "ready", then it holds what it bound
  *	for SECONDS (SIGINT/SIGTERM end it early) and prints
  *	"rc_zc: bound=N". Exit 0
+ *   rc_zc splice DEV Q
+ *	bind zero-copy to DEV@Q, map the buffers and try to keep their pages
+ *	beyond the mapping: vmsplice() them into a pipe ("#" lines say
+ *	whether process_vm_readv(), another get_user_pages() route, and
+ *	/proc/self/mem read them; a write there fails the run). Copy the
+ *	buffers, unmap, close; print "closed" and wait for
+ *	SIGUSR1 (traffic sent meanwhile), then
+ *	read the pipe and compare each buffer with the copy. Last line:
+ *	"rc_zc: vmsplice= spliced= changed= marked=": changed buffers are
+ *	frames written after the close (marked: with rcgen's magic).
+ *	Exit 0 when none changed and nothing was written, 1 else
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,6 +48,7 @@
 #include <net/if.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include "rc_util.h"
 
@@ -396,6 +408,105 @@ static int try(int ifindex, int zc, double seconds, int nq, char **qs)
 	return 0;
 }
 
+/* rcgen's payload magic ("RCG1", big-endian) at its offset in the frame. */
+static int rcgen_frame(const uint8_t *b)
+{
+	return b[42] == 'R' && b[43] == 'C' && b[44] == 'G' && b[45] == '1';
+}
+
+static int splice_close(const char *dev, unsigned int q)
+{
+	int ifindex = if_nametoindex(dev), fd, be, pfd[2], verr = 0, verr2;
+	uint64_t spliced = 0, got = 0, changed = 0, marked = 0, i;
+	uint8_t *copy, *back;
+	struct iovec iov;
+	struct zc_map m;
+	sigset_t set;
+	int sig;
+	ssize_t n;
+
+	fd = zc_socket(ifindex, q, 1, &be);
+	if (!ifindex || fd < 0 || be) {
+		printf("rc_zc: cannot bind zero-copy to %s@%u: %s\n", dev, q,
+		       strerror(-(fd < 0 ? fd : be ? be : ENODEV)));
+		return 1;
+	}
+	be = zc_map(&m, fd);
+	if (be) {
+		printf("rc_zc: cannot map: %s\n", strerror(-be));
+		return 1;
+	}
+	copy = malloc(m.size);
+	back = calloc(1, m.size);
+	if (!copy || !back || pipe2(pfd, O_NONBLOCK)) {
+		printf("rc_zc: no memory or pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	/* Room for every page: root may raise a pipe past pipe-max-size. */
+	if (fcntl(pfd[1], F_SETPIPE_SZ, (int)m.size) < 0)
+		printf("# F_SETPIPE_SZ %llu: %s\n", (unsigned long long)m.size,
+		       strerror(errno));
+	iov.iov_base = (void *)m.bufs;
+	iov.iov_len = m.size;
+	n = vmsplice(pfd[1], &iov, 1, 0);
+	if (n < 0)
+		verr = errno;
+	else
+		spliced = n;
+	{
+		/* Another get_user_pages() route, for the report only. */
+		struct iovec l = { back, m.size }, r = { (void *)m.bufs, m.size };
+
+		int mem = open("/proc/self/mem", O_RDWR);
+		uint8_t c = 0;
+
+		n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+		printf("# process_vm_readv of the buffers: %s\n",
+		       n < 0 ? strerror(errno) : "read");
+		/* A debugger's way: reading may work, writing never. */
+		n = pread(mem, &c, 1, (off_t)(uintptr_t)m.bufs);
+		printf("# /proc/self/mem read: %s\n",
+		       n == 1 ? "read" : strerror(errno));
+		n = pwrite(mem, &c, 1, (off_t)(uintptr_t)m.bufs);
+		printf("# /proc/self/mem write: %s\n",
+		       n == 1 ? "WRITTEN" : strerror(errno));
+		if (n == 1)
+			printf("rc_zc: FAIL: /proc/self/mem wrote to the buffers\n");
+		verr2 = n == 1;
+		close(mem);
+	}
+	memcpy(copy, m.bufs, m.size);
+	munmap((void *)m.bufs, m.size);
+	rc_unmap(&m.r);
+	close(fd);
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	printf("closed\n");
+	fflush(stdout);
+	sigwait(&set, &sig);
+
+	memset(back, 0, m.size);
+	while (got < spliced) {
+		n = read(pfd[0], back + got, spliced - got);
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	for (i = 0; i + m.buf_size <= got; i += m.buf_size) {
+		if (!memcmp(back + i, copy + i, m.buf_size))
+			continue;
+		changed++;
+		marked += rcgen_frame(back + i);
+	}
+	printf("rc_zc: vmsplice=%s spliced=%llu changed=%llu marked=%llu\n",
+	       verr ? strerrorname_np(verr) : "ok",
+	       (unsigned long long)got, (unsigned long long)changed,
+	       (unsigned long long)marked);
+	return changed || verr2 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -408,7 +519,9 @@ int main(int argc, char **argv)
 	if (argc >= 6 && !strcmp(argv[1], "try"))
 		return try(atoi(argv[2]), atoi(argv[3]), atof(argv[4]),
 			   argc - 5, argv + 5);
+	if (argc == 4 && !strcmp(argv[1], "splice"))
+		return splice_close(argv[2], atoi(argv[3]));
 	fprintf(stderr, "usage: rc_zc refuse DEV Q | rc_zc cap DEV Q FILE COUNT [SECONDS] [STALL] |\n"
-		"       rc_zc try IFINDEX ZC SECONDS Q...\n");
+		"       rc_zc try IFINDEX ZC SECONDS Q... | rc_zc splice DEV Q\n");
 	return 2;
 }

@@ -18,6 +18,8 @@
 #   - privileges: uid nobody with CAP_NET_RAW alone cannot take a queue
 #     (EPERM) and the pair's ping goes on; a user in its own user and
 #     network namespace cannot reach the host's device at all.
+#   - no page outlives the reader: buffers vmsplice()d into a pipe, then
+#     unmapped and the socket closed; no frame sent after is in the pipe.
 #
 # One area of the ringcap_e1000e tests on QEMU's 82574L: it sets up its
 # own NICs, driver and namespace and puts them back at the end (lib.sh
@@ -33,7 +35,7 @@
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-e1000e_begin 21
+e1000e_begin 22
 
 ZC=$BIN/rc_zc
 BTDIR=$top/../userland/bpftrace
@@ -325,6 +327,38 @@ t_kill() {
 	serves_stack k0
 }
 tcase "zero-copy: SIGKILL of both readers under traffic: sockets gone, buffers back, both queues serve the stack" t_kill
+
+# The reader vmsplice()s its buffer mapping into a pipe, unmaps and
+# closes (rc_zc splice), and 200 frames come after: were the pipe to keep
+# pages the queue then hands to the stack, it would hold those frames, a
+# capture with no socket. The helper compares the pipe with a copy of the
+# buffers it took before the close.
+t_splice() {
+	local out=$tmp/splice pid
+	have_host || return "$MISSING"
+	have_zc || return $?
+	local -A a b
+	"$ZC" splice "$G" 0 >"$out" 2>&1 &
+	pid=$!
+	ZCPID[sp]=$pid ZCOUT[sp]=$out
+	wait_for 20 grep -qx closed "$out" ||
+		{ msg="rc_zc splice did not get to the close: $(tail -n 2 "$out" | tr '\n' ' ')"; zc_stop sp KILL; return 1; }
+	wait_for 10 eval '[ -z "$(proc_line "$pid")" ]' || true
+	snap a "$G"
+	gen --flows 64 --size 200 --rate 2000 --count 200 || { zc_stop sp KILL; return 1; }
+	settle "$G" || true
+	snap b "$G"
+	kill -USR1 "$pid" || true
+	ZCPID[sp]=
+	local rc=0
+	wait "$pid" || rc=$?
+	msg="after the close: 200 frames, rx0_to_stack +$(d a b rx0_to_stack); $({ grep '^#' "$out" || true; } | sed 's/^# //' | tr '\n' ';') $(zc_sum sp)"
+	[ -z "$(proc_line "$pid")" ] || { msg+="; the socket outlived the close"; return 1; }
+	[ "$(d a b rx0_to_stack)" -gt 0 ] || { msg+="; no frame came to queue 0"; return 1; }
+	[ "$rc" = 0 ] && [ "$(zc_val sp changed)" = 0 ]
+}
+tcase "zero-copy: buffers vmsplice()d into a pipe, then unmapped and closed: no frame sent after the close is readable from the pipe" t_splice
+zc_stop sp KILL
 
 # t_gone HOW: the device goes while a reader maps its buffers
 t_gone() {

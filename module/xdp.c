@@ -132,6 +132,14 @@ static void ringcap_xdp_setup(struct net_device *dev)
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_MAX_MTU;
 	dev->needs_free_netdev = true;
+	/*
+	 * The namespace's ringcap_xdp_net points at it and its programs
+	 * redirect to its ifindex there: moved elsewhere it would serve
+	 * no one, and its new namespace's deletion would hand it to
+	 * init_net (a device without rtnl_link_ops is pushed back there)
+	 * while the old namespace still held it.
+	 */
+	ringcap_set_netns_local(dev);
 	ringcap_xdp_features_ndo_xmit(dev);
 }
 

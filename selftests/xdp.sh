@@ -36,7 +36,7 @@ ADDR=10.77.0.1
 PADDR=10.77.0.2
 PORT=9777
 N=400
-PLAN=14
+PLAN=15
 
 n=0
 failed=0
@@ -50,6 +50,8 @@ cleanup() {
 	echo 0 >"$MODE" 2>/dev/null || true
 	ip link del "$DEV" 2>/dev/null || true
 	ip netns del "$NS" 2>/dev/null || true
+	ip netns del rcxdpa 2>/dev/null || true
+	ip netns del rcxdpb 2>/dev/null || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -389,6 +391,39 @@ unregister() {
 	[ "$rc" = 1 ] && grep -Eq "No such device|went away" <<<"$out"
 }
 tcase "device deleted under an XDP socket: the reader gets ENODEV" unregister
+# 13: the per-namespace target device stays in its namespace: moved, its
+# new namespace's deletion would push it into init_net while the old one
+# still held it.
+netns_local() {
+	local ns=rcxdpa other=rcxdpb tgt= moved p
+	ip netns add "$ns"
+	ip netns add "$other"
+	ip -n "$ns" link add vy0 numrxqueues 2 type veth peer name vy1
+	ip -n "$ns" link set vy0 up
+	ip -n "$ns" link set vy1 up
+	ip netns exec "$ns" ringcount -i vy0 -q >"$tmp/nsrc" 2>&1 &
+	p=$!
+	pids+=("$p")
+	wait_for 30 eval 'tgt=$(ip -n "$ns" -o link show | sed -n "s/^[0-9]*: \(ringcapxdp[0-9]*\):.*/\1/p"); [ -n "$tgt" ]' ||
+		{ msg="no ringcapxdp device in $ns: $(cat "$tmp/nsrc")"; kill -INT "$p"; return 1; }
+	kill -INT "$p"
+	wait "$p" || true
+	if ip -n "$ns" link set "$tgt" netns "$other" 2>"$tmp/mv.err"; then
+		moved=1
+		ip -n "$other" link set "$tgt" name rcmoved || true
+	else
+		moved=0
+	fi
+	ip netns del "$other"
+	ip netns del "$ns"
+	# Namespaces exit in a worker: give it the time to push devices back.
+	wait_for 10 eval 'ip link show rcmoved >/dev/null 2>&1' || true
+	msg="move: $([ "$moved" = 1 ] && echo allowed || cat "$tmp/mv.err"); in init_net: $(ip -o link show rcmoved 2>/dev/null | cut -d' ' -f2 || true)"
+	[ "$moved" = 0 ] && ! ip link show rcmoved >/dev/null 2>&1
+}
+tcase "ringcapxdpN cannot leave its namespace, nor land in init_net" netns_local
+ip link del rcmoved 2>/dev/null || true
+
 check "no socket left in /proc/net/ringcap" eval '[ "$(awk "NR > 2" /proc/net/ringcap | wc -l)" = 0 ]'
 check "no oops, warning or BUG in the kernel log" eval '! dmesg | grep -Eq "BUG:|WARNING:|Oops|kmemleak: [1-9]"'
 

@@ -47,4 +47,17 @@
 	((dev)->xdp_features = NETDEV_XDP_ACT_NDO_XMIT)
 #endif
 
+/*
+ * A device that must stay in its network namespace: a feature bit up to
+ * 6.11, a field of struct net_device since, renamed within 6.12.y; the
+ * version does not tell which, so common.kbuild probes netdevice.h.
+ */
+#if defined(RINGCAP_HAVE_NETNS_IMMUTABLE)
+#define ringcap_set_netns_local(dev)	((dev)->netns_immutable = true)
+#elif defined(RINGCAP_HAVE_NETNS_LOCAL)
+#define ringcap_set_netns_local(dev)	((dev)->netns_local = true)
+#else
+#define ringcap_set_netns_local(dev)	((dev)->features |= NETIF_F_NETNS_LOCAL)
+#endif
+
 #endif /* _RINGCAP_COMPAT_H */

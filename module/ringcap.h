@@ -49,6 +49,7 @@ struct ringcap_ring {
 };
 
 struct ringcap_dev;
+struct ringcap_xdp_hold;
 
 struct ringcap_sock {
 	struct sock sk;			/* must be first */
@@ -159,9 +160,8 @@ struct ringcap_dev {
 	struct packet_type pt;		/* mode 0 hook while socks is non-empty */
 	struct ringcap_dev_set __rcu *set;	/* never NULL */
 	/* mode 2 through XDP (xdp.c), under rtnl */
-	struct list_head xdp_node;	/* while xdp_file is held */
-	struct file *xdp_file;		/* the reader's BPF link */
-	struct bpf_map *xdp_map;	/* the program's ringcap_cfg */
+	struct list_head xdp_node;	/* while xdp is held */
+	struct ringcap_xdp_hold *xdp;	/* the reader's link, its program and map */
 	int xdp_target;			/* ifindex of the redirect target */
 	bool xdp_native;		/* the driver has native XDP */
 	int xdp_error;			/* the reader's failed attach, errno */

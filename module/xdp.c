@@ -26,8 +26,10 @@
 #include <linux/file.h>
 #include <linux/filter.h>
 #include <linux/if_arp.h>
-#include <linux/magic.h>
+#include <linux/llist.h>
+#include <linux/ratelimit.h>
 #include <linux/rtnetlink.h>
+#include <linux/workqueue.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/xdp.h>
@@ -35,6 +37,59 @@
 
 /* Devices whose link the module holds: under rtnl, RCU for the xmit. */
 static LIST_HEAD(ringcap_xdp_devs);
+
+/*
+ * What the module holds of a reader's XDP link, each by a reference of its
+ * own: the link's file (the link stays attached while it is open), the
+ * program that ran on the link when it was handed over, and that
+ * program's map. The link may be detached, or given another program
+ * (BPF_LINK_UPDATE), while the module holds it; the program and the map
+ * it writes then still live until it lets them go.
+ */
+struct ringcap_xdp_hold {
+	struct llist_node gone;
+	struct file *file;
+	struct bpf_prog *prog;
+	struct bpf_map *map;
+};
+
+/*
+ * Holds let go of, put by a work item: the last put of a program or of a
+ * link may take rtnl (an XDP link's release detaches it; a device-bound
+ * program's release unbinds it), and they are let go of under rtnl.
+ */
+static LLIST_HEAD(ringcap_xdp_gone);
+
+static void ringcap_xdp_put_work(struct work_struct *work)
+{
+	struct ringcap_xdp_hold *h, *next;
+
+	llist_for_each_entry_safe(h, next, llist_del_all(&ringcap_xdp_gone),
+				  gone) {
+		bpf_map_put(h->map);
+		bpf_prog_put(h->prog);
+		/* The link's release, if this is the last reference. */
+		fput(h->file);
+		kfree(h);
+	}
+}
+
+static DECLARE_WORK(ringcap_xdp_put, ringcap_xdp_put_work);
+
+/*
+ * What a user without privileges in the initial namespace can make the
+ * module log (the fallbacks: CAP_NET_ADMIN over its own network namespace
+ * is enough) is rate limited, together; the path in /proc/net/ringcap and
+ * RINGCAP_PATH says the same for every socket.
+ */
+static DEFINE_RATELIMIT_STATE(ringcap_xdp_log, DEFAULT_RATELIMIT_INTERVAL,
+			      DEFAULT_RATELIMIT_BURST);
+#define ringcap_xdp_fallback(dev, fmt, ...)				\
+	do {								\
+		if (__ratelimit(&ringcap_xdp_log))			\
+			netdev_info(dev, "mode 2 stays on the mode 0 hook: " \
+				    fmt, ##__VA_ARGS__);		\
+	} while (0)
 
 static unsigned int ringcap_xdp_net_id;
 struct ringcap_xdp_net {
@@ -216,17 +271,79 @@ static bool ringcap_xdp_stealers(struct ringcap_dev *rd)
 }
 
 /*
- * Write rd's map from its bound sockets that may take frames and the
- * mode: which queues are wanted, then whether to redirect at all.
+ * The link attached to dev in native mode, as the kernel's BPF code hands
+ * it out (the private_data of its file): struct bpf_xdp_link (private to
+ * net/core/dev.c, 5.9 to 6.12 at least) begins with its struct bpf_link.
+ * Under rtnl, which every attach, detach and update of an XDP link holds.
  */
-static void ringcap_xdp_write(struct ringcap_dev *rd)
+static const void *ringcap_xdp_dev_link(const struct net_device *dev)
+{
+	ASSERT_RTNL();
+	return dev->xdp_state[XDP_MODE_DRV].link;
+}
+
+/*
+ * Does rd's device still run, through the link the module holds, the
+ * program it was handed over with? Not once the link was detached
+ * (BPF_LINK_DETACH, or the device going away) or given another program
+ * (BPF_LINK_UPDATE). Under rtnl, which orders both.
+ */
+static bool ringcap_xdp_runs(const struct ringcap_dev *rd)
+{
+	const struct bpf_link *link = rd->xdp->file->private_data;
+
+	return ringcap_xdp_dev_link(rd->dev) == link &&
+	       READ_ONCE(link->prog) == rd->xdp->prog;
+}
+
+/*
+ * Let go of rd's link, its program and map (rtnl held): it no longer
+ * redirects anything to the sockets here, and the module writes its map
+ * no more. @error, if not 0, is why, for RINGCAP_PATH. The references go
+ * in a work item (see ringcap_xdp_gone), after a grace period for the
+ * target's xmit, which looks rd up in ringcap_xdp_devs.
+ */
+static void ringcap_xdp_release(struct ringcap_dev *rd, int error)
+{
+	struct ringcap_xdp_hold *h = rd->xdp;
+
+	ASSERT_RTNL();
+	/* Whatever still runs the program passes every frame. */
+	ringcap_xdp_cfg(h->map, RINGCAP_XDP_CFG_TARGET, 0);
+	list_del_rcu(&rd->xdp_node);
+	synchronize_net();
+	WRITE_ONCE(rd->xdp, NULL);
+	WRITE_ONCE(rd->xdp_error, error);
+	llist_add(&h->gone, &ringcap_xdp_gone);
+	schedule_work(&ringcap_xdp_put);
+	if (error)
+		ringcap_xdp_fallback(rd->dev, "the XDP link was detached or given another program (%pe)\n",
+				     ERR_PTR(-error));
+	else
+		netdev_info(rd->dev, "XDP program released\n");
+}
+
+/*
+ * Write rd's map from its bound sockets and the mode: which queues are
+ * wanted, then whether to redirect at all. First, if the link no longer
+ * runs the program the map belongs to, let it go (the frames go to the
+ * stack, where the mode 0 hook sees them). Returns whether rd still holds
+ * a link.
+ */
+static bool ringcap_xdp_write(struct ringcap_dev *rd)
 {
 	DECLARE_BITMAP(want, RINGCAP_XDP_QUEUES) = {};
 	struct ringcap_sock *rs;
+	struct bpf_map *map;
 	bool any = false;
 	unsigned int q;
 
 	ASSERT_RTNL();
+	if (!ringcap_xdp_runs(rd)) {
+		ringcap_xdp_release(rd, ENOLINK);
+		return false;
+	}
+	map = rd->xdp->map;
 	list_for_each_entry(rs, &rd->socks, dev_node) {
 		if (!rs->steal)
 			continue;
@@ -236,59 +353,68 @@ static void ringcap_xdp_write(struct ringcap_dev *rd)
 			__set_bit(rs->queue, want);
 	}
 	for (q = 0; q < RINGCAP_XDP_QUEUES; q++)
-		ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_QUEUE0 + q,
+		ringcap_xdp_cfg(map, RINGCAP_XDP_CFG_QUEUE0 + q,
 				test_bit(q, want));
-	ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_ANY, any);
-	ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_DEV, rd->dev->ifindex);
-	ringcap_xdp_cfg(rd->xdp_map, RINGCAP_XDP_CFG_TARGET,
+	ringcap_xdp_cfg(map, RINGCAP_XDP_CFG_ANY, any);
+	ringcap_xdp_cfg(map, RINGCAP_XDP_CFG_DEV, rd->dev->ifindex);
+	ringcap_xdp_cfg(map, RINGCAP_XDP_CFG_TARGET,
 			ringcap_mode() == 2 && ringcap_xdp_stealers(rd) ?
 			rd->xdp_target : 0);
+	return true;
 }
 
 /* The transparent mode changed: redirect, or stop, on every device. */
 void ringcap_xdp_mode_changed(void)
 {
-	struct ringcap_dev *rd;
+	struct ringcap_dev *rd, *next;
 
 	rtnl_lock();
-	list_for_each_entry(rd, &ringcap_xdp_devs, xdp_node)
+	list_for_each_entry_safe(rd, next, &ringcap_xdp_devs, xdp_node)
 		ringcap_xdp_write(rd);
 	rtnl_unlock();
 }
 
 /*
- * The map of libringcap's program on an XDP link file, or NULL if this is
- * not one. The file is known as a BPF link by what the kernel names such
- * files; the module keeps the file, not a link reference, because taking
- * one from an fd is internal to the kernel's BPF code. Holding the file
- * holds the link, and the last fput() detaches the program, outside our
- * locks (fput() defers the release).
+ * The map of libringcap's program, with a reference of the caller's, or
+ * NULL if prog is not such a program. The module writes the map, so one
+ * that the BPF code promised nobody would write, as the verifier may
+ * have relied on (BPF_F_RDONLY_PROG, frozen), is refused.
  */
-static struct bpf_map *ringcap_xdp_check(struct file *file)
+static struct bpf_map *ringcap_xdp_map(struct bpf_prog *prog)
 {
-	struct bpf_link *link = file->private_data;
-	struct bpf_prog *prog;
-	struct bpf_map *map;
+	struct bpf_map *map = NULL;
 
-	if (file_inode(file)->i_sb->s_magic != ANON_INODE_FS_MAGIC ||
-	    strcmp(file->f_path.dentry->d_name.name, "bpf_link") || !link)
+	if (prog->type != BPF_PROG_TYPE_XDP)
 		return NULL;
-	prog = link->prog;
-	if (link->type != BPF_LINK_TYPE_XDP || !prog ||
-	    prog->type != BPF_PROG_TYPE_XDP || prog->aux->used_map_cnt != 1)
+	/* BPF_PROG_BIND_MAP adds maps under this mutex. */
+	mutex_lock(&prog->aux->used_maps_mutex);
+	if (prog->aux->used_map_cnt == 1) {
+		map = prog->aux->used_maps[0];
+		bpf_map_inc(map);
+	}
+	mutex_unlock(&prog->aux->used_maps_mutex);
+	if (!map)
 		return NULL;
-	map = prog->aux->used_maps[0];
 	if (map->map_type != BPF_MAP_TYPE_ARRAY || map->key_size != 4 ||
 	    map->value_size != 4 ||
-	    map->max_entries != RINGCAP_XDP_CFG_ENTRIES)
+	    map->max_entries != RINGCAP_XDP_CFG_ENTRIES ||
+	    (map->map_flags & (BPF_F_RDONLY | BPF_F_WRONLY |
+			       BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG)) ||
+	    READ_ONCE(map->frozen)) {
+		bpf_map_put(map);
 		return NULL;
+	}
 	return map;
 }
 
 /**
  * ringcap_xdp_set_link - take over the reader's XDP link for its device
- * @rs: a bound socket, rtnl and rs->lock held
+ * @rs: a bound socket, rtnl held
  * @req: the link, or the errno its attach failed with
+ *
+ * The link is known by the device: it must be the one attached to rs's
+ * device in native mode, which no other file can be. Its program and map
+ * are then taken with references of the module's own.
  *
  * Return: 0, or -EINVAL, -EBUSY, -EBADF, -ENOMEM, -EPERM as the ABI says.
  */
@@ -296,9 +422,9 @@ int ringcap_xdp_set_link(struct ringcap_sock *rs,
 			 const struct ringcap_xdp_link *req)
 {
 	struct ringcap_dev *rd = rs->rd;
+	struct ringcap_xdp_hold *h;
 	struct net_device *target;
-	struct bpf_map *map;
-	struct file *file;
+	struct bpf_link *link;
 	int err;
 
 	ASSERT_RTNL();
@@ -307,40 +433,55 @@ int ringcap_xdp_set_link(struct ringcap_sock *rs,
 	/* Its link would redirect nothing, and outlive its reason. */
 	if (!rs->steal)
 		return -EPERM;
-	if (rd->xdp_file)
+	/* A link that went away since (the write lets it go) leaves room. */
+	if (rd->xdp && ringcap_xdp_write(rd))
 		return -EBUSY;
 	if (req->fd < 0) {
 		if (req->error <= 0)
 			return -EINVAL;
 		if (rd->xdp_error != req->error)
-			netdev_info(rd->dev, "mode 2 stays on the mode 0 hook: attaching the XDP program failed (%pe)\n",
-				    ERR_PTR(-req->error));
+			ringcap_xdp_fallback(rd->dev, "attaching the XDP program failed (%pe)\n",
+					     ERR_PTR(-req->error));
 		WRITE_ONCE(rd->xdp_error, req->error);
 		return 0;
 	}
-	file = fget(req->fd);
-	if (!file)
-		return -EBADF;
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	err = -EBADF;
+	h->file = fget(req->fd);
+	if (!h->file)
+		goto err_free;
 	err = -EINVAL;
-	map = ringcap_xdp_check(file);
-	if (!map)
-		goto err_put;
+	link = h->file->private_data;
+	if (!link || ringcap_xdp_dev_link(rd->dev) != link)
+		goto err_fput;
+	h->prog = link->prog;
+	h->map = ringcap_xdp_map(h->prog);
+	if (!h->map)
+		goto err_fput;
+	bpf_prog_inc(h->prog);
 	target = ringcap_xdp_target(dev_net(rd->dev));
 	err = PTR_ERR(target);
 	if (IS_ERR(target))
 		goto err_put;
 
-	rd->xdp_map = map;
 	rd->xdp_target = target->ifindex;
 	WRITE_ONCE(rd->xdp_error, 0);
-	WRITE_ONCE(rd->xdp_file, file);
+	WRITE_ONCE(rd->xdp, h);
 	list_add_rcu(&rd->xdp_node, &ringcap_xdp_devs);
 	ringcap_xdp_write(rd);
 	netdev_info(rd->dev, "mode 2 through XDP into %s\n", target->name);
 	return 0;
 
 err_put:
-	fput(file);
+	/* Not the last references: the link holds both. */
+	bpf_prog_put(h->prog);
+	bpf_map_put(h->map);
+err_fput:
+	fput(h->file);
+err_free:
+	kfree(h);
 	return err;
 }
 
@@ -354,18 +495,17 @@ err_put:
 void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
 {
 	ASSERT_RTNL();
-	if (!rd->xdp_file) {
+	if (!rd->xdp) {
 		/*
 		 * libringcap attaches nothing where the driver has no XDP;
-		 * the fallback is said once, when the first reader binds.
+		 * the fallback is said when the first reader binds.
 		 */
 		if (!leaving && !rd->nr_rxq && !rd->xdp_native &&
 		    ringcap_mode() == 2 && list_is_singular(&rd->socks))
-			netdev_info(rd->dev, "mode 2 stays on the mode 0 hook: the driver has no native XDP\n");
+			ringcap_xdp_fallback(rd->dev, "the driver has no native XDP\n");
 		return;
 	}
-	ringcap_xdp_write(rd);
-	if (!leaving)
+	if (!ringcap_xdp_write(rd) || !leaving)
 		return;
 	synchronize_net();
 	if (ringcap_xdp_stealers(rd))
@@ -374,12 +514,7 @@ void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
 	 * Nothing is redirected here any more; the caller's grace period
 	 * covers readers of the list.
 	 */
-	list_del_rcu(&rd->xdp_node);
-	/* The release, deferred by fput(), detaches the program. */
-	fput(rd->xdp_file);
-	WRITE_ONCE(rd->xdp_file, NULL);
-	rd->xdp_map = NULL;
-	netdev_info(rd->dev, "XDP program released\n");
+	ringcap_xdp_release(rd, 0);
 }
 
 /*
@@ -409,7 +544,7 @@ void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
 	if (mode != 2)
 		return;
 	p->error = READ_ONCE(rd->xdp_error);
-	if (READ_ONCE(rd->xdp_file))
+	if (READ_ONCE(rd->xdp))
 		p->path = RINGCAP_PATH_XDP;
 	else if (p->flags & RINGCAP_PATH_PASS)
 		return;		/* no program would serve it (set_link) */
@@ -454,4 +589,6 @@ int __init ringcap_xdp_init(void)
 void ringcap_xdp_exit(void)
 {
 	unregister_pernet_device(&ringcap_xdp_net_ops);
+	/* No socket is left to let go of a link; put what they let go. */
+	flush_work(&ringcap_xdp_put);
 }

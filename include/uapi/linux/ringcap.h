@@ -207,8 +207,12 @@ struct ringcap_cluster {
  * the attach failed with, which the module reports as _REFUSED. Needs
  * CAP_NET_ADMIN, at the call and when the socket was bound (EPERM);
  * EINVAL when unbound, on an aware device, or for a link that is not such
- * a program; EBUSY when the device has a link. The module holds the link
- * while a socket bound with CAP_NET_ADMIN is bound to the device.
+ * a program attached to the bound device in native mode (a link on
+ * another device, a map that is read-only or frozen); EBUSY when the
+ * device has a link. The module holds the link while a socket bound with
+ * CAP_NET_ADMIN is bound to the device. A link that is detached or given
+ * another program while held is let go at the next bind, unbind or mode
+ * change: _REFUSED with error ENOLINK.
  */
 #define RINGCAP_PATH_UNBOUND	0
 #define RINGCAP_PATH_HOOK	1

@@ -28,6 +28,7 @@
 # It loads ringcap (from DKMS) and ringcap_sim, runs the C tests, then
 # lifecycle.sh and libpcap.sh (which unload and reload the modules),
 # tools.sh (ringcount's wake-up defaults), xdp.sh (mode 2 on veth),
+# xdp_link.sh (the XDP link taken away under the module),
 # bpftrace.sh (the diagnostics against known workloads), virtio.sh
 # (capture on a virtio-net NIC fed by the host generator; skipped, saying
 # so, in a guest without --nic virtio-dgram), then the e1000e/*.sh areas
@@ -46,7 +47,7 @@ KB=${1:-$here/build/$(uname -r)}
 BIN=${RC_BIN:-$here/build/bin}
 TESTS=${RC_TESTS:-core e1000e}
 # Everything but the 82574L areas, in this order.
-CORE="socket_api receive ring wakeup modes cluster lifecycle hardening lifecycle.sh tools.sh xdp.sh libpcap.sh bpftrace.sh virtio.sh"
+CORE="socket_api receive ring wakeup modes cluster lifecycle hardening lifecycle.sh tools.sh xdp.sh xdp_link.sh libpcap.sh bpftrace.sh virtio.sh"
 # The e1000e areas, in this order (each stands alone).
 E1000E_AREAS="e1000e/traffic.sh e1000e/rss.sh e1000e/irq.sh e1000e/ethtool.sh e1000e/overload.sh e1000e/link.sh e1000e/rebind.sh e1000e/zerocopy.sh e1000e/txring.sh"
 words=()

@@ -15,7 +15,7 @@
 #   RINGCAP_CHECK_TIMEOUT  seconds per distro guest, boot included
 #                          (default 1200)
 #   RINGCAP_CHECK_TIMEOUT_DEBUG  the same for a debug-kernel guest
-#                          (default 2400)
+#                          (default 3600)
 #
 # The order of the run, planned for two CPUs (docs/CI.md has the measured
 # durations and the margins):
@@ -199,8 +199,8 @@ kernel_build() {
 # 20: what that kernel adds is its checkers (KASAN, lockdep, kmemleak),
 # which see every path in the first cycles; the release kernels run 20.
 declare -A job_timeout=(
-	[debug:e1000e]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-2400}
-	[debug:core]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-2400}
+	[debug:e1000e]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-3600}
+	[debug:core]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-3600}
 	[e1000e]=$timeout [core]=$timeout
 )
 job_name() { # KIND:HALF -> the results' name

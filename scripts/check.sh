@@ -28,9 +28,9 @@
 #   2. once everything is built, the guests: each kernel's selftests in
 #      two halves (run_guest.sh's "core" and "e1000e", the latter on 6.1
 #      and the debug kernel only), one guest each,
-#      two guests at a time, longest first. The debug kernel's halves add
-#      60 s of the fuzzer (selftests/fuzz/fuzz.sh) and fail on any kernel
-#      report. No guest runs beside the kernel build, which would halve
+#      two guests at a time, longest first. The debug kernel's core half
+#      adds 60 s of the fuzzer (selftests/fuzz/fuzz.sh); any kernel
+#      report fails a guest. No guest runs beside the kernel build, which would halve
 #      its speed.
 # The output of each guest is shown once the guests are done; the
 # summary gives every step's and every guest's duration, and each test

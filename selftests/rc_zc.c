@@ -267,10 +267,32 @@ static uint64_t touch_all(const struct zc_map *m)
 	return m->size;
 }
 
+/*
+ * A zero-copy socket on DEV@Q with its buffers mapped into m, or -1 after
+ * saying why.
+ */
+static int zc_open(const char *dev, unsigned int q, struct zc_map *m)
+{
+	int ifindex = if_nametoindex(dev), fd, be, err;
+
+	fd = zc_socket(ifindex, q, 1, &be);
+	if (!ifindex || fd < 0 || be) {
+		printf("rc_zc: cannot bind zero-copy to %s@%u: %s\n", dev, q,
+		       strerror(-(fd < 0 ? fd : be ? be : ENODEV)));
+		return -1;
+	}
+	err = zc_map(m, fd);
+	if (err) {
+		printf("rc_zc: cannot map: %s\n", strerror(-err));
+		return -1;
+	}
+	return fd;
+}
+
 static int cap(const char *dev, unsigned int q, const char *file,
 	       unsigned long count, double seconds, unsigned long stall)
 {
-	int ifindex = if_nametoindex(dev), fd, be, err = 0, sockerr = 0;
+	int ifindex = if_nametoindex(dev), fd, sockerr = 0;
 	uint64_t deadline, touched = 0;
 	unsigned long got = 0, bad = 0;
 	struct ringcap_stats st = { 0 };
@@ -280,17 +302,9 @@ static int cap(const char *dev, unsigned int q, const char *file,
 	signal(SIGUSR1, on_usr1);
 	signal(SIGINT, on_stop);
 	signal(SIGTERM, on_stop);
-	fd = zc_socket(ifindex, q, 1, &be);
-	if (!ifindex || fd < 0 || be) {
-		printf("rc_zc: cannot bind zero-copy to %s@%u: %s\n", dev, q,
-		       strerror(-(fd < 0 ? fd : be ? be : ENODEV)));
+	fd = zc_open(dev, q, &m);
+	if (fd < 0)
 		return 1;
-	}
-	err = zc_map(&m, fd);
-	if (err) {
-		printf("rc_zc: cannot map: %s\n", strerror(-err));
-		return 1;
-	}
 	f = fopen(file, "w");
 	if (!f) {
 		printf("rc_zc: %s: %s\n", file, strerror(errno));
@@ -416,7 +430,7 @@ static int rcgen_frame(const uint8_t *b)
 
 static int splice_close(const char *dev, unsigned int q)
 {
-	int ifindex = if_nametoindex(dev), fd, be, pfd[2], verr = 0, verr2;
+	int fd, pfd[2], verr = 0, verr2;
 	uint64_t spliced = 0, got = 0, changed = 0, marked = 0, i;
 	uint8_t *copy, *back;
 	struct iovec iov;
@@ -425,17 +439,9 @@ static int splice_close(const char *dev, unsigned int q)
 	int sig;
 	ssize_t n;
 
-	fd = zc_socket(ifindex, q, 1, &be);
-	if (!ifindex || fd < 0 || be) {
-		printf("rc_zc: cannot bind zero-copy to %s@%u: %s\n", dev, q,
-		       strerror(-(fd < 0 ? fd : be ? be : ENODEV)));
+	fd = zc_open(dev, q, &m);
+	if (fd < 0)
 		return 1;
-	}
-	be = zc_map(&m, fd);
-	if (be) {
-		printf("rc_zc: cannot map: %s\n", strerror(-be));
-		return 1;
-	}
 	copy = malloc(m.size);
 	back = calloc(1, m.size);
 	if (!copy || !back || pipe2(pfd, O_NONBLOCK)) {

@@ -179,7 +179,13 @@ static const struct net_device_ops ringcap_xdp_ops = {
 static void ringcap_xdp_setup(struct net_device *dev)
 {
 	dev->netdev_ops = &ringcap_xdp_ops;
-	dev->type = ARPHRD_NONE;
+	/*
+	 * Not ARPHRD_NONE: IPv6 configures that type (as it does tun),
+	 * and the router solicitations and MLD reports it would then send
+	 * through here would count as frames the target dropped. The
+	 * stack configures nothing on a void device.
+	 */
+	dev->type = ARPHRD_VOID;
 	dev->flags = IFF_NOARP;
 	dev->priv_flags |= IFF_NO_QUEUE;
 	/* Redirects check the frame against the MTU. */

@@ -17,13 +17,14 @@
 #                   alone; their RC_E1000E_* settings, such as
 #                   RC_E1000E_ONLY to pick cases inside an area: see
 #                   selftests/e1000e/lib.sh), and "core" for everything
-#                   else; the default is "core e1000e" (make check runs
-#                   the two halves in guests of their own, side by side)
+#                   else; the default is "core e1000e" (make check gives
+#                   each of its guests a part: scripts/check.sh, job_run)
 #   RC_RINGCAP_KO   insmod this ringcap.ko instead of `modprobe ringcap`
 #                   (the DKMS-installed module)
 #   RC_TEST_TIMEOUT seconds per program (default 1200)
 #   RC_FUZZ_SECONDS end with fuzz/fuzz.sh for that long (make check's
-#                   debug lane; its other RC_FUZZ_* settings are fuzz.sh's)
+#                   debug core guest; its other RC_FUZZ_* settings are
+#                   fuzz.sh's)
 #
 # It loads ringcap (from DKMS) and ringcap_sim, runs the C tests, then
 # lifecycle.sh and libpcap.sh (which unload and reload the modules),

@@ -22,6 +22,9 @@
 #   RC_XDP_SEND_DELAY  seconds the sender waits before its first datagram
 #                (default 0): a slow guest's start-up, injected, which the
 #                stack's receiver must outwait (it once gave up after 3 s)
+#   RC_XDP_ONLY  run only these cases (their functions' names, e.g.
+#                "xdp_takes queue_repeat"); the others are skipped, saying
+#                so (make check's debug-kernel guest runs a few)
 #
 # Output: TAP. Exit status: 0 all passed, 1 a test failed, 4 skipped.
 set -euo pipefail
@@ -33,6 +36,8 @@ MODE=/sys/module/ringcap/parameters/transparent_mode
 NS=rcxdp
 DEV=vx0
 PEER=vx1
+TCASE_ONLY=${RC_XDP_ONLY:-}
+TCASE_ONLY_VAR=RC_XDP_ONLY
 ADDR=10.77.0.1
 PADDR=10.77.0.2
 PORT=9777

@@ -13,9 +13,8 @@
 #                    (to iterate on one test; its output must be TAP)
 #   KVER...          kernels to test (default: scripts/kernels.sh)
 #   RINGCAP_CHECK_TIMEOUT  seconds per distro guest, boot included
-#                          (default 1200)
+#                          (default: each job's, see job_timeout)
 #   RINGCAP_CHECK_TIMEOUT_DEBUG  the same for a debug-kernel guest
-#                          (default 3600)
 #
 # The order of the run, planned for two CPUs (docs/CI.md has the measured
 # durations and the margins):
@@ -25,13 +24,12 @@
 #      the common build: userland and libpcap-ring with their host tests,
 #      the modules W=1, the selftests, the packages installed through DKMS
 #      (skipped when the tree has not changed since the last install);
-#   2. once everything is built, the guests: each kernel's selftests in
-#      two halves (run_guest.sh's "core" and "e1000e", the latter on 6.1
-#      and the debug kernel only), one guest each,
-#      two guests at a time, longest first. The debug kernel's core half
-#      adds 60 s of the fuzzer (selftests/fuzz/fuzz.sh); any kernel
-#      report fails a guest. No guest runs beside the kernel build, which would halve
-#      its speed.
+#   2. once everything is built, the guests, two at a time, five in all
+#      (see job_run): 6.1's "core" and "e1000e" halves in full, 6.12's
+#      core half, and two debug-kernel guests that run the parts its
+#      checkers add to, with 60 s of the fuzzer (selftests/fuzz/fuzz.sh);
+#      any kernel report fails a guest. No guest runs beside the kernel
+#      build, which would halve its speed.
 # The output of each guest is shown once the guests are done; the
 # summary gives every step's and every guest's duration, and each test
 # program's seconds per guest, so drift shows.
@@ -62,7 +60,6 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-timeout=${RINGCAP_CHECK_TIMEOUT:-1200}
 
 passed=0 failed=0 skipped=0
 problems=()
@@ -190,41 +187,65 @@ kernel_build() {
 	printf '%-30s %5ds\n' "debug kernel" $(($(now) - t0)) >>"$lane/timings"
 }
 
-# Guest jobs: each boots one guest and runs one half of the selftests
-# (run_guest.sh's "core" or "e1000e"), so four to six guests share the two
-# CPUs evenly, two at a time, and no guest runs beside the kernel build,
-# which halves a TCG guest's speed. A job is "KIND:HALF" with KIND a
-# distro kernel or "debug"; the list is longest first (measured, see
-# docs/CI.md) so that the last guest to end is a short one.
-# The debug kernel's e1000e areas send less and cycle 4 times instead of
-# 20: what that kernel adds is its checkers (KASAN, lockdep, kmemleak),
-# which see every path in the first cycles; the release kernels run 20.
-declare -A job_timeout=(
-	[debug:e1000e]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-3600}
-	[debug:core]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-3600}
-	[e1000e]=$timeout [core]=$timeout
+# Guest jobs: each boots one guest and runs a part of the selftests, so
+# five guests share the two CPUs, two at a time, and no guest runs beside
+# the kernel build, which halves a TCG guest's speed. A job is
+# "KIND:PART" with KIND a distro kernel or "debug".
+#
+# Every test runs in full on 6.1 (run_guest.sh's "core" and "e1000e"
+# halves) and its core half again on 6.12, with bpftrace.sh's smoke set.
+# The debug kernel (KASAN, lockdep, kmemleak, UBSAN, DMA-API debugging,
+# refcount trackers) runs five to ten times slower than a distro kernel
+# under TCG, so it runs what its checkers add to: every C test of the
+# socket family, the module's reload and the fuzzer in one guest
+# ("core"); in the other ("paths") the XDP path's socket and queue
+# cases, its link taken away, and the 82574L's zero-copy and transmit
+# rings set up, refused, killed, spliced and taken away (RC_XDP_ONLY and
+# RC_E1000E_ONLY pick the cases; the others show as skipped there).
+debug_core="socket_api receive ring wakeup modes cluster lifecycle hardening lifecycle.sh"
+debug_paths="xdp.sh xdp_link.sh e1000e/zerocopy.sh e1000e/txring.sh"
+debug_core_env=(-e RC_FUZZ_SECONDS=60 -e RC_FUZZ_SEGMENT=60)
+debug_paths_env=(
+	-e "RC_XDP_ONLY=xdp_takes gone_after_close nobody_passes queue_bound queue_repeat target_quiet unregister netns_local"
+	-e "RC_E1000E_ONLY=t_refuse t_splice t_kill t_gone t_zc_nobody t_e1000e t_down t_works"
 )
-job_name() { # KIND:HALF -> the results' name
+# Seconds per guest, boot included: the measured duration (docs/CI.md)
+# with about half again as margin. RINGCAP_CHECK_TIMEOUT and
+# RINGCAP_CHECK_TIMEOUT_DEBUG override them for distro and debug guests.
+declare -A job_timeout=(
+	[debug:core]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-1500}
+	[debug:paths]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-1800}
+	[e1000e]=${RINGCAP_CHECK_TIMEOUT:-1500}
+	[core]=${RINGCAP_CHECK_TIMEOUT:-1500}
+)
+job_name() { # KIND:PART -> the results' name
 	local kind=${1%%:*}
 	[ "$kind" != debug ] || kind=$(cat "$lane/krel")
 	echo "$kind/${1#*:}"
 }
-job_run() { # KIND:HALF
-	local j=$1 kind=${1%%:*} half=${1#*:} name dk krel t
+job_run() { # KIND:PART
+	local j=$1 kind=${1%%:*} part=${1#*:} name dk krel t tests env=()
 	name=$(job_name "$j")
-	t=${job_timeout[$j]:-${job_timeout[$half]}}
+	t=${job_timeout[$j]:-${job_timeout[$part]}}
 	if [ "$kind" = debug ]; then
 		dk=$(cat "$lane/dir")
 		krel=$(cat "$lane/krel")
+		if [ "$part" = core ]; then
+			tests=$debug_core env=("${debug_core_env[@]}")
+		else
+			tests=$debug_paths env=("${debug_paths_env[@]}")
+		fi
 		guest_run "$name" "$t" --kernel-image "$dk/bzImage" "${guest_nics[@]}" \
-			-e "RC_TESTS=$half" \
+			-e "RC_TESTS=$tests" \
 			-e "RC_RINGCAP_KO=$top/selftests/build/$krel/ringcap.ko" \
 			-e "RC_E1000E_KO=$top/selftests/build/$krel/ringcap_e1000e.ko" \
-			-e RC_E1000E_FRAMES=20000 -e RC_E1000E_TCP_MB=2 -e RC_E1000E_CYCLES=4 \
-			-e RC_TEST_TIMEOUT=$((t - 120)) \
-			$([ "$half" != core ] || echo "-e RC_FUZZ_SECONDS=60 -e RC_FUZZ_SEGMENT=60")
+			-e RC_TEST_TIMEOUT=$((t - 120)) "${env[@]}"
 	else
-		guest_run "$name" "$t" -k "$kind" "${guest_nics[@]}" -e "RC_TESTS=$half"
+		# bpftrace.sh in full on the first kernel, its smoke set on
+		# the others: each of its workloads is a minute of LLVM.
+		[ "$kind" = "${kvers[0]}" ] || env=(-e RC_BPFTRACE_SMOKE=1)
+		guest_run "$name" "$t" -k "$kind" "${guest_nics[@]}" -e "RC_TESTS=$part" \
+			-e RC_TEST_TIMEOUT=$((t - 120)) "${env[@]}"
 	fi
 }
 # worker: take the next unclaimed job (mkdir is the atomic claim) until
@@ -289,7 +310,7 @@ step selftests make -C selftests all KVERS="${kvers[*]}"
 # Nothing is rebuilt or reinstalled when the tree has not changed.
 step packages env DEB_BUILD_OPTIONS=nocheck scripts/install-debs.sh "${kvers[@]}"
 
-gjobs=()
+dbg=0
 if [ -n "$kpid" ]; then
 	begin "debug kernel (waiting)"
 	wait "$kpid" || true
@@ -300,14 +321,19 @@ if [ -n "$kpid" ]; then
 		krel=$(cat "$dk/kernelrelease")
 		echo "$krel" >"$lane/krel"
 		step "selftests $krel" make -C selftests modules KVERS="$krel" KDIR="$dk/build"
-		[ "$step_ok" = 0 ] || gjobs+=(debug:e1000e debug:core)
+		dbg=$step_ok
 	fi
 fi
+# The jobs in the order the two workers take them. The 82574L areas run
+# in full on the first distro kernel (6.1) only: a second e1000e guest
+# would add about 15 minutes to a run that must fit in CI's 90. The
+# order packs the measured durations (docs/CI.md) into two nearly equal
+# lanes: the longest two first, then the three shorter ones.
+gjobs=()
+[ "$dbg" = 0 ] || gjobs+=(debug:paths)
+[ "$distro" = 0 ] || gjobs+=("${kvers[0]}:e1000e")
+[ "$dbg" = 0 ] || gjobs+=(debug:core)
 if [ "$distro" = 1 ]; then
-	# The 82574L areas run on the first distro kernel (6.1) and on the
-	# debug kernel, a 6.12 with every checker on: a third e1000e guest
-	# would add about 15 minutes to a run that must fit in CI's 90.
-	gjobs+=("${kvers[0]}:e1000e")
 	for k in "${kvers[@]}"; do gjobs+=("$k:core"); done
 fi
 begin "guests (two at a time)"

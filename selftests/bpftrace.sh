@@ -222,11 +222,6 @@ bt_count() {
 	sed -n "s/^$2: count \([0-9]*\),.*/\1/p" "$tmp/bt.$1" |
 		awk '{ s += $1 } END { print s + 0 }'
 }
-softnet_dropped() {
-	local _ d s=0
-	while read -r _ d _; do s=$((s + 16#$d)); done </proc/net/softnet_stat
-	echo "$s"
-}
 # Wait until PID's socket has seen N frames (received + dropped).
 seen() { [ $(($(proc_field "$1" 6) + $(proc_field "$1" 7))) -ge "$2" ]; }
 

@@ -70,6 +70,13 @@ show() { sed 's/^/# /' "$@" || true; }
 now_ms() { local t=${EPOCHREALTIME/./}; echo $((t / 1000)); }
 # wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds; by the
 # clock, since under emulation each try itself takes a while
+# The stack's input drops so far, summed over CPUs (softnet_stat's second
+# column): a frame a full backlog (netdev_max_backlog) turned away.
+softnet_dropped() {
+	local _ d s=0
+	while read -r _ d _; do s=$((s + 16#$d)); done </proc/net/softnet_stat
+	echo "$s"
+}
 wait_for() {
 	local end=$(($(now_ms) + $1 * 1000))
 	shift

@@ -52,10 +52,13 @@ veth_up() {
 		ip link set "$VX" up && ip link set "$VY" up
 }
 # cap_start ID DEV: tcpdump (AF_PACKET, the system's libpcap) on DEV into
-# $tmp/ID.pcap, only the test frames (UDP and EtherType 0x88b5).
+# $tmp/ID.pcap, only the test frames (UDP and EtherType 0x88b5). Its
+# 128 MiB buffer holds a whole run of $N frames (about 80 MB) should
+# tcpdump not get the CPU meanwhile: what it drops would be a loss the
+# ring did not cause.
 declare -A CAPPID
 cap_start() {
-	tcpdump -Z root -n -p -B 65536 -i "$2" -w "$tmp/$1.pcap" 'udp or ether proto 0x88b5' \
+	tcpdump -Z root -n -p -B 131072 -i "$2" -w "$tmp/$1.pcap" 'udp or ether proto 0x88b5' \
 		>"$tmp/$1.out" 2>&1 &
 	CAPPID[$1]=$!
 	wait_for 20 grep -q 'listening on' "$tmp/$1.out"
@@ -99,10 +102,14 @@ t_veth() {
 	frames_file || { msg="udp-write failed"; return 1; }
 	veth_up || { msg="no veth pair"; return 1; }
 	cap_start veth "$VY" || { msg="tcpdump on $VY did not start"; return 1; }
+	local vd0 sd0
+	vd0=$(cat "/sys/class/net/$VX/statistics/tx_dropped") sd0=$(softnet_dropped)
 	rcgen_tx "$VX" --replay "$SHARE/tx.pcap" --count "$N" --rate 20000 || { cap_stop veth; return 1; }
 	cap_stop veth
 	out=$("$PY" -S "$FRAMES_PY" replayed "$SHARE/tx.pcap" "$tmp/veth.pcap" "$N" 2>&1) || true
-	msg="$(tail -n 1 <<<"$RG_OUT"); $VY: $out"
+	# Where a frame lost after the ring went: veth's own drop (the
+	# peer's input backlog full), the backlog, tcpdump's buffer.
+	msg="$(tail -n 1 <<<"$RG_OUT"); $VY: $out; after the ring: $VX tx_dropped +$(($(cat "/sys/class/net/$VX/statistics/tx_dropped") - vd0)), softnet dropped +$(($(softnet_dropped) - sd0)), tcpdump: $(grep -h 'dropped by kernel' "$tmp/veth.out" || echo '?')"
 	[[ $out == ok:* ]]
 }
 tcase "tx ring, generic path: $N frames of mixed sizes through $VX's ring arrive at $VY byte-exact and in order" t_veth

@@ -206,7 +206,7 @@ debug_core="socket_api receive ring wakeup modes cluster lifecycle hardening lif
 debug_paths="xdp.sh xdp_link.sh e1000e/zerocopy.sh e1000e/txring.sh"
 debug_core_env=(-e RC_FUZZ_SECONDS=60 -e RC_FUZZ_SEGMENT=60)
 debug_paths_env=(
-	-e "RC_XDP_ONLY=xdp_takes gone_after_close nobody_passes queue_bound queue_repeat target_quiet unregister netns_local"
+	-e "RC_XDP_ONLY=xdp_takes gone_after_close queue_repeat target_quiet unregister netns_local"
 	-e "RC_E1000E_ONLY=t_refuse t_splice t_kill t_gone t_zc_nobody t_e1000e t_down t_works"
 )
 # Seconds per guest, boot included: the measured duration (docs/CI.md)

@@ -274,8 +274,11 @@ tcase "a queue-bound socket takes its queue and leaves the other to the stack" q
 # redirected from the queue no socket is bound to while one is bound to
 # the other; over the whole stream every datagram reached the stack or
 # was redirected (nor lost, nor both), and every redirected one reached
-# a socket's ring (captured + dropped) and no frame counted as the
-# target device's tx_dropped, a redirected frame no socket wanted.
+# a socket's ring: no frame counted as the target device's tx_dropped, a
+# redirected frame no socket wanted, and the rings' captured + dropped
+# are at least the redirected frames (more: until libringcap's program
+# is attached, and after it goes, the mode 0 hook copies what the stack
+# gets, seconds of the stream per bind on the debug kernel).
 stream() {
 	rm -f "$tmp/stop" "$tmp/sent" "$tmp/streaming"
 	ip netns exec "$NS" python3 - "$ADDR" "$PORT" "$tmp" "${RC_XDP_SEND_DELAY:-0}" <<'EOF' &
@@ -333,7 +336,7 @@ queue_repeat() {
 	dr=$(( $(vstat rx_queue_0_drops) + $(vstat rx_queue_1_drops) + $(peer_dropped) - d0 ))
 	msg+="$i binds of $reps; sent $sent: stack $udp, redirected $red, veth drops $dr; the rings $ring; target tx_dropped +$td"
 	[ "$i" = "$reps" ] && [[ $msg != *"redirected from"* ]] && [ "$td" = 0 ] &&
-		[ $((udp + red + dr)) = "$sent" ] && [ "$ring" = "$red" ]
+		[ $((udp + red + dr)) = "$sent" ] && [ "$ring" -ge "$red" ]
 }
 tcase "queue-bound binds under traffic: every datagram to the stack or its socket, none stolen" queue_repeat
 

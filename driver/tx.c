@@ -219,7 +219,8 @@ drop:
 /**
  * rce_tx_frames - send frames of a ringcap transmit ring, without skbs
  * @netdev: our device
- * @f: the frames, each 14..1518 bytes (ringcap checked them)
+ * @f: the frames, each 14..MTU + 18 bytes (ringcap checked them against
+ *     the MTU at the kick; ours is at most ETH_DATA_LEN, so 1518)
  * @n: how many
  *
  * Each frame is copied into its descriptor's own buffer; the doorbell is

@@ -17,6 +17,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/hrtimer.h>
+#include <linux/if_arp.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -37,7 +38,6 @@
 struct ringcap_tx {
 	struct ringcap_ring *ring;	/* its header page is a ringcap_tx_hdr */
 	u64 done;			/* completion, the kernel's own copy */
-	u32 frame_max;
 	struct ringcap_tx_stats st;
 	struct mutex lock;		/* one kick at a time */
 	struct sock *sk;		/* whose sleepers the retry wakes */
@@ -103,15 +103,56 @@ static struct ringcap_tx *ringcap_tx_ensure(struct ringcap_sock *rs)
 	return tx;
 }
 
-/* At bind: the longest frame the device takes, which the header shows. */
+/*
+ * The longest untagged frame @dev takes now: AF_PACKET's bound for a
+ * SOCK_RAW send (packet_snd(), tpacket_snd()), the MTU plus the link
+ * header, with the MTU read as it is now (it may change at any time,
+ * under RTNL, which we do not hold). A software device may have an MTU
+ * of gigabytes (dummy, loopback: no max_mtu); a frame is built in one
+ * linear buffer, and a record asking for more than we can ever allocate
+ * would stay in the ring for good, so the MTU counts as at most
+ * RINGCAP_TX_MTU_MAX (loopback's default MTU).
+ */
+static u32 ringcap_tx_len_max(const struct net_device *dev)
+{
+	return min_t(u32, READ_ONCE(dev->mtu), RINGCAP_TX_MTU_MAX) +
+	       dev->hard_header_len;
+}
+
+/*
+ * Whether a frame of @len bytes may go out of @dev: within the bound
+ * above, or VLAN_HLEN more for a frame tagged 802.1Q on an Ethernet
+ * device, as AF_PACKET allows (packet_extra_vlan_len_allowed(): 0x8100
+ * only, not 0x88a8). The EtherType is read once from the ring; a frame
+ * rewritten meanwhile goes out as the device copies it, never longer
+ * than checked here.
+ */
+static bool ringcap_tx_len_ok(const struct net_device *dev, const u8 *frame,
+			      u32 len)
+{
+	u32 max = ringcap_tx_len_max(dev);
+
+	if (len < ETH_HLEN || len > max + VLAN_HLEN)
+		return false;
+	if (len <= max)
+		return true;
+	return dev->type == ARPHRD_ETHER &&
+	       READ_ONCE(*(const __be16 *)(frame + 12)) == htons(ETH_P_8021Q);
+}
+
+/* The longest frame (a tagged one) @dev takes now, which the header shows. */
+static void ringcap_tx_show_max(struct ringcap_tx *tx,
+				const struct net_device *dev)
+{
+	WRITE_ONCE(ringcap_tx_hdr(tx)->frame_max,
+		   ringcap_tx_len_max(dev) + VLAN_HLEN);
+}
+
+/* At bind: the header shows the bound from now on (each kick updates it). */
 void ringcap_tx_bind(struct ringcap_sock *rs)
 {
-	struct ringcap_tx *tx = rs->tx;
-
-	if (!tx)
-		return;
-	tx->frame_max = rs->dev->mtu + ETH_HLEN + VLAN_HLEN;
-	ringcap_tx_hdr(tx)->frame_max = tx->frame_max;
+	if (rs->tx)
+		ringcap_tx_show_max(rs->tx, rs->dev);
 }
 
 int ringcap_tx_prepare(struct ringcap_sock *rs)
@@ -268,6 +309,7 @@ int ringcap_tx_kick(struct ringcap_sock *rs)
 	mutex_lock(&tx->lock);
 	hdr = ringcap_tx_hdr(tx);
 	tx->st.kicks++;
+	ringcap_tx_show_max(tx, dev);
 	/* Acquire pairs with the application's release of producer. */
 	prod = smp_load_acquire(&hdr->producer);
 	if ((prod & (RINGCAP_REC_ALIGN - 1)) ||
@@ -281,6 +323,8 @@ int ringcap_tx_kick(struct ringcap_sock *rs)
 		if (pos != prod) {
 			u32 off = pos & (tx->ring->data_size - 1);
 			u32 tail = tx->ring->data_size - off;
+			const u8 *frame = tx->ring->data + off +
+					  sizeof(struct ringcap_tx_rec);
 			struct ringcap_tx_rec r;
 
 			/* Read once: the application may write meanwhile. */
@@ -296,7 +340,7 @@ int ringcap_tx_kick(struct ringcap_sock *rs)
 				err = -EINVAL;
 			} else if (r.flags & RINGCAP_TX_PAD) {
 				pos += r.rec_len;
-			} else if (r.len < ETH_HLEN || r.len > tx->frame_max) {
+			} else if (!ringcap_tx_len_ok(dev, frame, r.len)) {
 				tx->st.refused_len++;
 				pos += r.rec_len;
 			} else if (!netif_running(dev) ||
@@ -304,7 +348,7 @@ int ringcap_tx_kick(struct ringcap_sock *rs)
 				tx->st.refused_down++;
 				pos += r.rec_len;
 			} else {
-				f[n].data = tx->ring->data + off + sizeof(r);
+				f[n].data = frame;
 				f[n].len = r.len;
 				start[n++] = pos;
 				pos += r.rec_len;

@@ -334,13 +334,21 @@ struct ringcap_xdp_meta {
  * _TX_STATS) and mmap without a ring: ENXIO. A data send() (length > 0):
  * EINVAL.
  *
- * Refused and counted, never sent: a frame shorter than an Ethernet
- * header or longer than hdr->frame_max (the device's MTU plus an Ethernet
- * and a VLAN header, at bind) (refused_len), or one while the device is
- * down (refused_down). A producer the kernel cannot use (unaligned, more
- * than data_size ahead of completion, behind it) or a record that does
- * not fit sends nothing: the kick fails with EINVAL and bad_producer
- * counts it.
+ * Refused and counted, never sent (the kick goes on past them): a frame
+ * shorter than an Ethernet header, or longer than the device takes now
+ * (refused_len), or one while the device is down (refused_down). The
+ * length rule is AF_PACKET's for a send (EMSGSIZE there), against the
+ * MTU as the kick finds it, not as it was at bind: at most MTU plus the
+ * device's link header (dev->hard_header_len: 14 on Ethernet, so 1514 at
+ * MTU 1500), or 4 bytes more for a frame tagged 802.1Q (EtherType 0x8100
+ * at offset 12, Ethernet devices only; 0x88a8 gets no allowance). An MTU
+ * above RINGCAP_TX_MTU_MAX (64 KiB, loopback's default; dummy and
+ * loopback have no upper MTU) counts as RINGCAP_TX_MTU_MAX, so no record
+ * however long stays in the ring: it is sent or refused. hdr->frame_max
+ * shows the longest frame (a tagged one) as of the last kick. A producer
+ * the kernel cannot use (unaligned, more than data_size ahead of
+ * completion, behind it) or a record that does not fit sends nothing:
+ * the kick fails with EINVAL and bad_producer counts it.
  *
  * On an aware driver that offers it (ringcap_e1000e), frames go straight
  * into the NIC's TX descriptors from buffers the driver mapped once, with
@@ -354,6 +362,7 @@ struct ringcap_xdp_meta {
 #define RINGCAP_TX_MAGIC	0x58544352	/* "RCTX" little-endian */
 
 #define RINGCAP_TX_PAD		0x0001	/* skip to the start of the data area */
+#define RINGCAP_TX_MTU_MAX	65536	/* a larger MTU counts as this (see above) */
 
 struct ringcap_tx_rec {
 	__u32	rec_len;	/* bytes from this record to the next */
@@ -370,7 +379,7 @@ struct ringcap_tx_hdr {
 	__u16	rec_hdr_len;	/* sizeof(struct ringcap_tx_rec) */
 	__u32	data_offset;
 	__u32	data_size;
-	__u32	frame_max;
+	__u32	frame_max;	/* longest frame (tagged), as of the last kick */
 	__u32	__pad0[27];
 	/* 128: kernel-written line */
 	__u64	completion;
@@ -386,7 +395,7 @@ struct ringcap_tx_hdr {
 /* Counters since the transmit ring was set up. */
 struct ringcap_tx_stats {
 	__u64	sent;		/* frames handed to the device */
-	__u64	refused_len;	/* too short or too long */
+	__u64	refused_len;	/* too short or too long (at the kick) */
 	__u64	refused_down;	/* the device was down */
 	__u64	full;		/* kicks that stopped at a full device queue */
 	__u64	bad_producer;	/* kicks refused for an unusable producer */

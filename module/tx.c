@@ -24,7 +24,10 @@
 #include <linux/slab.h>
 #include "ringcap.h"
 
-/* Frames handed to the device per call, and between reschedules. */
+/*
+ * Records taken per batch (at most this many frames handed to the
+ * device per call), and between reschedules.
+ */
 #define RINGCAP_TX_BATCH	64
 /*
  * How soon a poll(POLLOUT) sleeper tries again after a kick found the
@@ -35,10 +38,27 @@
  */
 #define RINGCAP_TX_RETRY_NS	(100 * NSEC_PER_USEC)
 
+/*
+ * One batch of a kick: the frames to hand to the device, where each one's
+ * record starts, and how many records the batch refused before it. A
+ * device that takes fewer frames than offered leaves the ring at the
+ * first one it did not take; the refusals after that point are counted
+ * when a later kick passes them again, not now, so that each record is
+ * counted once (RINGCAP_TX_STATS: sent + refused never exceeds the
+ * records put).
+ */
+struct ringcap_tx_batch {
+	struct ringcap_tx_frame f[RINGCAP_TX_BATCH];
+	u64 start[RINGCAP_TX_BATCH];
+	u8 refused_len[RINGCAP_TX_BATCH];
+	u8 refused_down[RINGCAP_TX_BATCH];
+};
+
 struct ringcap_tx {
 	struct ringcap_ring *ring;	/* its header page is a ringcap_tx_hdr */
 	u64 done;			/* completion, the kernel's own copy */
 	struct ringcap_tx_stats st;
+	struct ringcap_tx_batch b;	/* the kick's, under lock */
 	struct mutex lock;		/* one kick at a time */
 	struct sock *sk;		/* whose sleepers the retry wakes */
 	struct hrtimer retry;		/* armed by a kick that found it full */
@@ -74,6 +94,8 @@ static struct ringcap_tx *ringcap_tx_ensure(struct ringcap_sock *rs)
 	BUILD_BUG_ON(offsetof(struct ringcap_tx_hdr, completion) != 128);
 	BUILD_BUG_ON(offsetof(struct ringcap_tx_hdr, producer) != 256);
 	BUILD_BUG_ON(sizeof(struct ringcap_tx_rec) % RINGCAP_REC_ALIGN);
+	/* A batch's refusals before each frame fit its u8 counters. */
+	BUILD_BUG_ON(RINGCAP_TX_BATCH > U8_MAX);
 
 	lockdep_assert_held(&rs->lock);
 	if (rs->tx)
@@ -284,15 +306,21 @@ static unsigned int ringcap_tx_out(struct ringcap_tx *tx, struct net_device *dev
  * when the producer or a record cannot be used (what came before it is
  * sent), -ENXIO without a ring, -ENOTCONN when unbound, -ENODEV after the
  * device went away. rs->lock keeps the device bound meanwhile.
+ *
+ * Records are taken in batches of up to RINGCAP_TX_BATCH. A refusal is
+ * counted only once the ring has moved past it for good: with the whole
+ * batch, or, when the device takes only some of the batch's frames,
+ * with the frames it took (the rest of the batch is read again by the
+ * next kick).
  */
 int ringcap_tx_kick(struct ringcap_sock *rs)
 {
-	struct ringcap_tx_frame f[RINGCAP_TX_BATCH];
-	u64 start[RINGCAP_TX_BATCH];
+	unsigned int n = 0, recs = 0, took;
+	u8 refused_len = 0, refused_down = 0;
+	struct ringcap_tx_batch *b;
 	struct ringcap_tx_hdr *hdr;
 	struct net_device *dev;
 	struct ringcap_tx *tx;
-	unsigned int n = 0, took;
 	u64 prod, pos;
 	int err = 0;
 
@@ -308,6 +336,7 @@ int ringcap_tx_kick(struct ringcap_sock *rs)
 	}
 	mutex_lock(&tx->lock);
 	hdr = ringcap_tx_hdr(tx);
+	b = &tx->b;
 	tx->st.kicks++;
 	ringcap_tx_show_max(tx, dev);
 	/* Acquire pairs with the application's release of producer. */
@@ -341,35 +370,48 @@ int ringcap_tx_kick(struct ringcap_sock *rs)
 			} else if (r.flags & RINGCAP_TX_PAD) {
 				pos += r.rec_len;
 			} else if (!ringcap_tx_len_ok(dev, frame, r.len)) {
-				tx->st.refused_len++;
+				refused_len++;
 				pos += r.rec_len;
 			} else if (!netif_running(dev) ||
 				   !netif_carrier_ok(dev)) {
-				tx->st.refused_down++;
+				refused_down++;
 				pos += r.rec_len;
 			} else {
-				f[n].data = frame;
-				f[n].len = r.len;
-				start[n++] = pos;
+				b->f[n].data = frame;
+				b->f[n].len = r.len;
+				b->start[n] = pos;
+				b->refused_len[n] = refused_len;
+				b->refused_down[n++] = refused_down;
 				pos += r.rec_len;
 			}
+			recs++;
 		}
-		if (n < RINGCAP_TX_BATCH && pos != prod && !err)
+		if (recs < RINGCAP_TX_BATCH && pos != prod && !err)
 			continue;
-		took = ringcap_tx_out(tx, dev, f, n);
+		took = ringcap_tx_out(tx, dev, b->f, n);
 		if (took < n) {
 			/*
 			 * The device is full: the rest waits for a kick,
-			 * which a poll() sleeper gets from the retry.
+			 * which a poll() sleeper gets from the retry. Of the
+			 * batch's refusals only those before the first frame
+			 * not taken are behind us; the next kick meets the
+			 * others again.
 			 */
-			tx->done = start[took];
+			tx->st.refused_len += b->refused_len[took];
+			tx->st.refused_down += b->refused_down[took];
+			tx->done = b->start[took];
 			tx->st.full++;
 			hrtimer_start(&tx->retry, ns_to_ktime(RINGCAP_TX_RETRY_NS),
 				      HRTIMER_MODE_REL);
 			break;
 		}
+		tx->st.refused_len += refused_len;
+		tx->st.refused_down += refused_down;
 		tx->done = pos;
 		n = 0;
+		recs = 0;
+		refused_len = 0;
+		refused_down = 0;
 		if (pos == prod || err)
 			break;
 		cond_resched();

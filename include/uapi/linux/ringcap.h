@@ -350,6 +350,12 @@ struct ringcap_xdp_meta {
  * completion, behind it) or a record that does not fit sends nothing:
  * the kick fails with EINVAL and bad_producer counts it.
  *
+ * Each record is counted once, when completion passes it: sent,
+ * refused_len or refused_down (a pad record in none), so sent +
+ * refused_len + refused_down never exceeds the frame records put, and
+ * equals them once completion reaches producer. A kick that stops at a
+ * full device counts none of the records it left for the next kick.
+ *
  * On an aware driver that offers it (ringcap_e1000e), frames go straight
  * into the NIC's TX descriptors from buffers the driver mapped once, with
  * no skb; elsewhere each becomes an skb handed to the device's queue

@@ -22,6 +22,10 @@
  *   rx_missed   the device's rx_missed_errors (a driver resetting its
  *               counters writes a smaller value)
  *   rtnl_hold_ms  hold rtnl_lock this long, as a slow configuration path
+ *   tx_room     N >= 0: the device takes N more frames, then stops its
+ *               queues as a NIC with a full TX ring does (a write wakes
+ *               them); -1 (the default): no limit. For a transmit path
+ *               that meets a full device on demand.
  *
  * Not installed by DKMS; the selftests build and load it.
  */
@@ -45,6 +49,7 @@ struct rcsim {
 	/* ringcap_rx() wants one caller per queue: one writer at a time. */
 	struct mutex inject_lock;
 	struct sk_buff_head held;	/* under inject_lock */
+	atomic_t tx_room;		/* frames to take before stopping, or -1 */
 };
 
 static struct dentry *rcsim_root;
@@ -256,6 +261,24 @@ static ssize_t rcsim_rtnl_hold_write(struct file *file,
 	return count;
 }
 
+static ssize_t rcsim_tx_room_write(struct file *file,
+				   const char __user *ubuf, size_t count,
+				   loff_t *ppos)
+{
+	struct rcsim *sim = file->private_data;
+	int room, err;
+
+	err = kstrtoint_from_user(ubuf, count, 0, &room);
+	if (err)
+		return err;
+	if (room < -1)
+		return -EINVAL;
+	atomic_set(&sim->tx_room, room);
+	if (room)
+		netif_tx_wake_all_queues(sim->dev);
+	return count;
+}
+
 #define RCSIM_FOPS(name, writer)				\
 	static const struct file_operations name = {		\
 		.owner = THIS_MODULE,				\
@@ -270,9 +293,24 @@ RCSIM_FOPS(rcsim_release_fops, rcsim_release_write);
 RCSIM_FOPS(rcsim_aware_fops, rcsim_aware_write);
 RCSIM_FOPS(rcsim_rx_missed_fops, rcsim_rx_missed_write);
 RCSIM_FOPS(rcsim_rtnl_hold_fops, rcsim_rtnl_hold_write);
+RCSIM_FOPS(rcsim_tx_room_fops, rcsim_tx_room_write);
 
 static netdev_tx_t rcsim_xmit(struct sk_buff *skb, struct net_device *dev)
 {
+	struct rcsim *sim = netdev_priv(dev);
+
+	/* tx_room: take the frame that leaves no room, then stop. */
+	if (atomic_read(&sim->tx_room) >= 0) {
+		int left = atomic_dec_if_positive(&sim->tx_room);
+
+		if (left < 0) {
+			/* Another queue took the last room meanwhile. */
+			netif_tx_stop_all_queues(dev);
+			return NETDEV_TX_BUSY;
+		}
+		if (!left)
+			netif_tx_stop_all_queues(dev);
+	}
 	dev->stats.tx_packets++;
 	dev->stats.tx_bytes += skb->len;
 	dev_kfree_skb(skb);
@@ -303,6 +341,7 @@ static int rcsim_newlink(struct net *src_net, struct net_device *dev,
 	sim->dev = dev;
 	mutex_init(&sim->inject_lock);
 	skb_queue_head_init(&sim->held);
+	atomic_set(&sim->tx_room, -1);
 	err = register_netdevice(dev);
 	if (err)
 		return err;
@@ -321,6 +360,8 @@ static int rcsim_newlink(struct net *src_net, struct net_device *dev,
 			    &rcsim_rx_missed_fops);
 	debugfs_create_file("rtnl_hold_ms", 0200, sim->dir, sim,
 			    &rcsim_rtnl_hold_fops);
+	debugfs_create_file("tx_room", 0200, sim->dir, sim,
+			    &rcsim_tx_room_fops);
 	return 0;
 
 err_unregister:

@@ -14,7 +14,16 @@
 #     receiver on rce2 (the driver's path, tx0_ring_frames), and the peer
 #     of a veth (the generic path);
 #   - both kicks, sendto() and poll(POLLOUT), with a ring smaller than
-#     the burst; a carrier down refuses frames and counts them.
+#     the burst; a carrier down refuses frames and counts them;
+#   - the length bound is AF_PACKET's, against the MTU at the kick (the
+#     MTU lowered after bind, on veth and on rce2); a record far beyond
+#     RINGCAP_TX_MTU_MAX on a dummy device of huge MTU is refused, not
+#     left in the ring;
+#   - RINGCAP_TX_STATS counts each record once (sent + refused never above
+#     the records put) under a device that fills: rce2 with 64 TX
+#     descriptors (the driver's path), a ringcap_sim device whose queue
+#     stops every few frames (the generic path); and on veth, which
+#     drops rather than fills.
 #
 # One area of the ringcap_e1000e tests on QEMU's 82574L: it sets up its
 # own NICs, driver and namespace and puts them back at the end (lib.sh
@@ -30,7 +39,14 @@
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-e1000e_begin 10
+e1000e_begin 15
+# Our own devices, beside what lib.sh's cleanup puts back.
+txring_cleanup() {
+	local d
+	for d in rctx0 rctxd0 rctxs0; do ip link del "$d" 2>/dev/null; done
+	cleanup
+}
+trap txring_cleanup EXIT
 
 TX=$BIN/rc_tx
 RCGEN=$TOOLS/rcgen
@@ -192,6 +208,98 @@ t_down() {
 	[ "$(kv refused "$out")" = 10 ] && [ "$(kv sent "$out")" = 0 ]
 }
 tcase "tx ring: with the carrier down every frame is refused and counted, none sent" t_down
+
+# The length bound at the kick: bound at one MTU, the MTU lowered, then
+# each frame through the ring and through AF_PACKET (rc_tx mtu).
+mtu_case() {
+	local dev=$1 to=$2 out
+	out=$("$TX" mtu "$dev" "$to" 2>&1) || true
+	echo "$out" | show
+	msg+="$dev at MTU $to: $(grep -c ': ok ' <<<"$out") ok, $(grep -c ': FAIL ' <<<"$out") failed$(grep -m 3 ': FAIL ' <<<"$out" | sed 's/^/; /' | tr '\n' ' '); "
+	! grep -q ': FAIL ' <<<"$out" && grep -q '^frame_max: ok' <<<"$out"
+}
+t_mtu() {
+	local ok=1 mtu_was
+	have_tx || return $?
+	veth_up && ip link set "$VX" mtu 9000 && ip link set "$VY" mtu 9000 ||
+		{ msg="no veth pair with MTU 9000"; return 1; }
+	mtu_case "$VX" 1500 || ok=0
+	ip link del "$VX" 2>/dev/null || true
+	mtu_was=$(cat "/sys/class/net/$G/mtu")
+	mtu_case "$G" 1000 || ok=0
+	ip link set "$G" mtu "$mtu_was" || { msg+="MTU of $G not put back"; return 1; }
+	[ "$ok" = 1 ]
+}
+tcase "tx ring: the length bound is AF_PACKET's (MTU + 14, + 4 tagged 0x8100) at the MTU of the kick, not of bind: veth 9000 -> 1500, $G 1500 -> 1000" t_mtu
+
+t_huge() {
+	local out
+	have_tx || return $?
+	ip link del rctxd0 2>/dev/null || true
+	if ! ip link add rctxd0 type dummy 2>/dev/null; then
+		msg="no dummy device (CONFIG_DUMMY)"
+		return "$MISSING"
+	fi
+	ip link set rctxd0 mtu 16777216 && ip link set rctxd0 up ||
+		{ msg="dummy MTU 16 MiB"; ip link del rctxd0; return 1; }
+	out=$("$TX" huge rctxd0 2>&1) || true
+	ip link del rctxd0 2>/dev/null || true
+	echo "$out" | show
+	msg=$(grep -E '^(huge_record|setup):' <<<"$out" | tr '\n' ' ')
+	! grep -q ': FAIL ' <<<"$out" && grep -q '^huge_record: ok' <<<"$out"
+}
+tcase "tx ring: a 6 MiB record on a device of 16 MiB MTU is refused and counted, the ring goes on (MTU counted as at most 64 KiB)" t_huge
+
+# account DEV COUNT [ROOMFILE ROOM]: rc_tx account; its line in $out.
+account() {
+	local sent refused
+	out=$("$TX" account "$@" 2>&1) || true
+	msg="$(tail -n 1 <<<"$out")"
+	sent=$(kv sent "$out") refused=$(kv refused "$out")
+	[ "$(kv over "$out")" = 0 ] && [ "$(kv error "$out")" = none ] &&
+		[ "$((${sent:-0} + ${refused:-0}))" = "$(kv put "$out")" ]
+}
+t_account_drv() {
+	local tx_was ok=0
+	have_tx || return $?
+	read -r _ _ _ tx_was <<<"$(ring_sizes "$G")"
+	if ! ethtool -G "$G" tx 64 || ! wait_for 20 carrier "$G" 1; then
+		msg="ethtool -G $G tx 64: no link after it"
+		return 1
+	fi
+	account "$G" 5000 && [ "$(kv full "$out")" -gt 0 ] && ok=1
+	ethtool -G "$G" tx "$tx_was" && wait_for 20 carrier "$G" 1 ||
+		{ msg+="; no link after ethtool -G $G tx $tx_was"; return 1; }
+	[ "$ok" = 1 ]
+}
+tcase "tx ring, driver path: 5000 records, 2 in 7 refused, through $G with 64 TX descriptors: each counted once (sent + refused = put, never more), the device full at times" t_account_drv
+
+t_account_generic() {
+	local room=/sys/kernel/debug/ringcap_sim/rctxs0/tx_room ok=0
+	have_tx || return $?
+	ip link del rctxs0 2>/dev/null || true
+	if ! ip link add rctxs0 type ringcap_sim 2>/dev/null; then
+		msg="no ringcap_sim device (run_guest.sh loads it)"
+		return "$MISSING"
+	fi
+	ip link set rctxs0 up
+	[ -w "$room" ] || { msg="no $room"; ip link del rctxs0; return 1; }
+	account rctxs0 5000 "$room" 5 && [ "$(kv full "$out")" -gt 0 ] && ok=1
+	ip link del rctxs0 2>/dev/null || true
+	[ "$ok" = 1 ]
+}
+tcase "tx ring, generic path: 5000 records, 2 in 7 refused, through a ringcap_sim device whose queue stops every 5 frames: each counted once, the device full at times" t_account_generic
+
+t_account_veth() {
+	local ok=0
+	have_tx || return $?
+	veth_up || { msg="no veth pair"; return 1; }
+	account "$VX" 5000 && ok=1
+	ip link del "$VX" 2>/dev/null || true
+	msg+=" (veth drops rather than fills: full stays 0)"
+	[ "$ok" = 1 ]
+}
+tcase "tx ring, generic path: 5000 records, 2 in 7 refused, through veth: each counted once" t_account_veth
 
 t_works() {
 	works

@@ -175,13 +175,17 @@ EXPORT_SYMBOL_GPL(ringcap_rx);
 
 /**
  * ringcap_rx_skb - note what ringcap_rx() did with the frame of an skb
- * @skb: the skb a driver built for the stack, not yet passed up
+ * @skb: the skb a driver built for the stack, not yet passed up; skb->dev
+ *	 is the registered device (netdev_alloc_skb() and eth_type_trans()
+ *	 set it)
  * @where: what ringcap_rx() returned for its frame
  *
- * The mode 0 hook must deliver exactly the frames ringcap_rx() did not.
- * It cannot tell by the current mode or the current sockets, which may
- * have changed since the driver's call: the set's version travels with
- * the skb instead. Any context.
+ * The mode 0 hook of the device must deliver exactly the frames
+ * ringcap_rx() did not. It cannot tell by the current mode or the current
+ * sockets, which may have changed since the driver's call: the set's
+ * version travels with the skb instead, with the device it belongs to, so
+ * that the hooks of the devices stacked above (bridge, bond, VLAN,
+ * macvlan) still deliver the frame to their own sockets. Any context.
  */
 void ringcap_rx_skb(struct sk_buff *skb, unsigned int where)
 {
@@ -191,5 +195,6 @@ void ringcap_rx_skb(struct sk_buff *skb, unsigned int where)
 		return;
 	cb->magic = RINGCAP_SKB_IN_RINGS;
 	cb->version = where >> RINGCAP_RX_VERSION_SHIFT;
+	cb->dev = skb->dev;
 }
 EXPORT_SYMBOL_GPL(ringcap_rx_skb);

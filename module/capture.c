@@ -187,7 +187,10 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
  * socket (modes 1 and 2) carry the mark ringcap_rx_skb() set and are not
  * offered to it again here, so that no frame reaches a socket twice, nor
  * none when the mode, the device's registration or the bound sockets
- * change in between.
+ * change in between. The mark speaks for the sockets of the aware device
+ * alone: on a device stacked above it (the skb's dev is then the bridge,
+ * bond, VLAN or macvlan device) it is ignored, and every socket bound
+ * there gets the frame, as in mode 0.
  */
 int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev)
@@ -224,8 +227,8 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 	}
 	/* Softirq: BH is off and this is an RCU read-side section. */
 	ringcap_set_deliver(rcu_dereference(rd->set), &f,
-			    cb->magic == RINGCAP_SKB_IN_RINGS ?
-			    &cb->version : NULL);
+			    cb->magic == RINGCAP_SKB_IN_RINGS &&
+			    cb->dev == rd->dev ? &cb->version : NULL);
 
 	skb->data = old_data;
 	skb->len = old_len;

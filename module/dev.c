@@ -12,10 +12,13 @@
  * device with native XDP it also holds the reader's XDP link (xdp.c).
  *
  * The version of the set that offered a frame in an aware driver travels
- * with the driver's skb to the mode 0 hook, which then delivers the frame
- * to exactly the destinations that set did not hold (ringcap_fed_by()):
- * none twice when the device unregisters in between, none missed when a
- * socket binds in between.
+ * with the driver's skb to the device's mode 0 hook, which then delivers
+ * the frame to exactly the destinations that set did not hold
+ * (ringcap_fed_by()): none twice when the device unregisters in between,
+ * none missed when a socket binds in between. Versions are global, one
+ * sequence for all devices, so a version says nothing about the sockets
+ * of another device: the hooks of devices stacked on the aware one
+ * ignore the mark (capture.c).
  */
 #include <linux/if_ether.h>
 #include <linux/rtnetlink.h>

@@ -272,14 +272,21 @@ static inline bool ringcap_fed_by(const struct ringcap_sock *rs, u32 version)
 
 /*
  * The mark ringcap_rx_skb() leaves on an aware driver's skb whose frame
- * went to the sockets of one set version. It lives at the end of skb->cb,
- * which nothing between the driver and the packet_type hooks writes (GRO
- * uses the start), and the driver's skb is fresh (zeroed cb).
+ * went to the sockets of one set version of one device. It lives at the
+ * end of skb->cb: the driver's skb is fresh (zeroed cb) and goes up
+ * without GRO (<ringcap/driver.h>), and nothing between the driver and
+ * the device's own packet_type hooks writes skb->cb.
+ *
+ * The mark holds only on @dev. Versions are global, so a set of another
+ * device (a bridge, bond, VLAN or macvlan device the skb reaches next)
+ * may well hold sockets "fed by" @version by number: they never had the
+ * frame. @dev is compared, never dereferenced.
  */
 #define RINGCAP_SKB_IN_RINGS	0x72696e67U
 struct ringcap_skb_cb {
 	u32	magic;
 	u32	version;
+	const struct net_device *dev;
 };
 
 static inline struct ringcap_skb_cb *ringcap_skb_cb(struct sk_buff *skb)

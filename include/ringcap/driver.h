@@ -83,6 +83,15 @@ void ringcap_unregister_dev(struct ringcap_dev *rd);
  * What ringcap_rx() did with a frame; the driver acts on RINGCAP_RX_STACK
  * and passes the whole value to ringcap_rx_skb() unchanged (the bits above
  * the flags say which sockets had it).
+ *
+ * The rule the mode 0 hook relies on: ringcap_rx_skb() writes its mark
+ * into the end of skb->cb of a fresh skb whose dev is the registered
+ * device, and the driver passes that skb up without GRO
+ * (netif_receive_skb(), netif_receive_skb_list() or netif_rx(), never
+ * napi_gro_receive()): GRO uses skb->cb for its own state and merges
+ * frames, so the mark would be lost or stand for another frame, and the
+ * device's sockets would get the frame twice. The mark holds on that
+ * device only; the devices stacked above it deliver to their own sockets.
  */
 #define RINGCAP_RX_STACK	0x1	/* the driver must pass it to the stack */
 #define RINGCAP_RX_RING		0x2	/* offered to at least one bound socket */

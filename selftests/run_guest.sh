@@ -50,7 +50,7 @@ TESTS=${RC_TESTS:-core e1000e}
 # Everything but the 82574L areas, in this order.
 CORE="socket_api receive ring wakeup modes cluster lifecycle hardening lifecycle.sh tools.sh xdp.sh xdp_link.sh libpcap.sh bpftrace.sh virtio.sh"
 # The e1000e areas, in this order (each stands alone).
-E1000E_AREAS="e1000e/traffic.sh e1000e/rss.sh e1000e/irq.sh e1000e/ethtool.sh e1000e/overload.sh e1000e/link.sh e1000e/rebind.sh e1000e/zerocopy.sh e1000e/txring.sh"
+E1000E_AREAS="e1000e/traffic.sh e1000e/stacked.sh e1000e/rss.sh e1000e/irq.sh e1000e/ethtool.sh e1000e/overload.sh e1000e/link.sh e1000e/rebind.sh e1000e/zerocopy.sh e1000e/txring.sh"
 words=()
 for t in $TESTS; do
 	case $t in

@@ -207,7 +207,7 @@ debug_paths="xdp.sh xdp_link.sh e1000e/zerocopy.sh e1000e/txring.sh"
 debug_core_env=(-e RC_FUZZ_SECONDS=60 -e RC_FUZZ_SEGMENT=60)
 debug_paths_env=(
 	-e "RC_XDP_ONLY=xdp_takes gone_after_close queue_repeat target_quiet unregister netns_local"
-	-e "RC_E1000E_ONLY=t_refuse t_splice t_kill t_gone t_zc_nobody t_e1000e t_down t_mtu t_huge t_account_drv t_works"
+	-e "RC_E1000E_ONLY=t_refuse t_splice t_kill t_gone t_zc_nobody t_e1000e t_down t_mtu t_account_drv t_works"
 )
 # Seconds per guest, boot included: about one and a half times the
 # measured duration (docs/CI.md: debug paths about 1600, debug core 800,

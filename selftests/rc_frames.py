@@ -331,8 +331,16 @@ def replayed(sent_path, got_path, count):
         if p == sp and wire == swire:
             continue
         if p != sp and p in index:
-            what = "got %s instead: lost or out of order" % \
-                name(index[p], p)
+            # Out of order, or lost: does the expected frame come later?
+            later = next((k for k in range(i + 1, min(i + 1000,
+                                                      len(frames)))
+                          if frames[k][2] == sp), None)
+            what = "got %s instead: %s; %d UDP frames in all, %d sent" % (
+                name(index[p], p),
+                "out of order, it comes %d frames later" % (later - i)
+                if later is not None else
+                "lost (not in the next 1000 frames)",
+                len(frames), count)
         elif p != sp:
             ks = udp_seq(p)
             what = "got %s%d bytes (wire %d; sent %d) differing at " \

@@ -156,6 +156,8 @@ rc_summary() {
 	wait "$rc_pid" 2>/dev/null || true
 	cat "$tmp/rc"
 }
+# The namespace's target device (ringcapxdpN), once made, else nothing.
+xdp_target() { ip -o link show | sed -n 's/^[0-9]*: \(ringcapxdp[0-9]*\):.*/\1/p'; }
 # The path column of PID's socket in /proc/net/ringcap.
 proc_path() { proc_line "$1" | awk '{ print $NF; exit }'; }
 # In mode 2 libringcap attaches the program just after bind: until it has
@@ -306,7 +308,7 @@ vstat() { ethtool -S "$DEV" | awk -v k="$1:" '$1 == k { print $2; f = 1 } END { 
 queue_repeat() {
 	local i q o tgt t0 r0 d0 b e c dp sent out ring=0 red dr td
 	local reps=${RC_XDP_REPEAT:-20}
-	tgt=$(ip -o link show | sed -n 's/^[0-9]*: \(ringcapxdp[0-9]*\):.*/\1/p')
+	tgt=$(xdp_target)
 	t0=$([ -n "$tgt" ] && cat "/sys/class/net/$tgt/statistics/tx_dropped" || echo 0)
 	r0=$(( $(vstat rx_queue_0_xdp_redirect) + $(vstat rx_queue_1_xdp_redirect) ))
 	d0=$(( $(vstat rx_queue_0_drops) + $(vstat rx_queue_1_drops) + $(peer_dropped) ))
@@ -330,7 +332,7 @@ queue_repeat() {
 	wait "$stream_pid" || true
 	sent=$(cat "$tmp/sent")
 	udp_wait
-	[ -n "$tgt" ] || tgt=$(ip -o link show | sed -n 's/^[0-9]*: \(ringcapxdp[0-9]*\):.*/\1/p')
+	[ -n "$tgt" ] || tgt=$(xdp_target)
 	td=$(( $(cat "/sys/class/net/$tgt/statistics/tx_dropped") - t0 ))
 	red=$(( $(vstat rx_queue_0_xdp_redirect) + $(vstat rx_queue_1_xdp_redirect) - r0 ))
 	dr=$(( $(vstat rx_queue_0_drops) + $(vstat rx_queue_1_drops) + $(peer_dropped) - d0 ))
@@ -346,7 +348,7 @@ tcase "queue-bound binds under traffic: every datagram to the stack or its socke
 # which the case above once saw on the debug kernel.
 target_quiet() {
 	local tgt a
-	tgt=$(ip -o link show | sed -n 's/^[0-9]*: \(ringcapxdp[0-9]*\):.*/\1/p')
+	tgt=$(xdp_target)
 	[ -n "$tgt" ] || { msg="no target device"; return 1; }
 	a=$(ip -6 -o addr show dev "$tgt")
 	msg="$tgt: $(ip -o link show dev "$tgt" | grep -o 'link/[a-z0-9]*'), IPv6 addresses: ${a:-none}, tx_dropped $(cat "/sys/class/net/$tgt/statistics/tx_dropped")"

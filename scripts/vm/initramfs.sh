@@ -79,15 +79,18 @@ else
 	notes+=("no $moddir/modules.dep: image without modules")
 fi
 
+# The key hashes contents, not paths: two clones of one tree share an
+# image instead of pruning each other's.
 key=$({
 	sha256sum "$here/init" "$here/guest-init" "$here/initramfs.sh" "$busybox"
 	for m in "${mods[@]}"; do sha256sum "$moddir/$m"; done
-} | sha256sum | cut -c1-16)
+} | cut -d' ' -f1 | sha256sum | cut -c1-16)
 # The tag names the kernel; the path hash keeps two trees of the same
 # release (distro and debug build) from pruning each other's images.
 tag=$(basename "$moddir")-$(echo "$moddir" | sha256sum | cut -c1-6)
 out=$cache/initramfs-$tag-$key.cpio.gz
 if [ -s "$out" ]; then
+	touch "$out" 2>/dev/null || true	# in use: kept by the prune below
 	echo "$out"
 	exit 0
 fi
@@ -125,9 +128,11 @@ msg "modules: $(cd "$stage/modules" && ls | tr '\n' ' ' | sed 's/^$/(none)/')"
 	gzip -1 >"$tmp"
 chmod 0644 "$tmp"
 mv "$tmp" "$out"
-# Drop images of this kernel built from older inputs.
+# Drop images of this kernel built from other inputs and unused for an
+# hour: another clone's guest may be about to boot a newer one.
 for old in "$cache"/initramfs-"$tag"-*.cpio.gz; do
-	[ "$old" = "$out" ] || rm -f "$old"
+	[ "$old" = "$out" ] || [ -z "$(find "$old" -mmin +60 2>/dev/null)" ] ||
+		rm -f "$old"
 done
 msg "built $out"
 echo "$out"

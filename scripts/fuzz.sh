@@ -54,7 +54,7 @@ else
 	vm=(--kernel-image "$dk/bzImage")
 fi
 b=$top/selftests/build/$krel
-envs=(-e "RC_FUZZ_SECONDS=$secs" -e "RC_FUZZ_SEGMENT=$segment"
+envs=(-e RC_REQUIRE=1 -e "RC_FUZZ_SECONDS=$secs" -e "RC_FUZZ_SEGMENT=$segment"
       -e "RC_FUZZ_WORKERS=$workers"
       -e "RC_RINGCAP_KO=$b/ringcap.ko" -e "RC_E1000E_KO=$b/ringcap_e1000e.ko"
       -e "RC_SIM_KO=$b/ringcap_sim.ko")

@@ -628,7 +628,7 @@ TEST(memlock_bounds_an_unprivileged_user)
 	rc_sh("sysctl -qw kernel.unprivileged_userns_clone=1 2>/dev/null");
 	ret = rc_in_child(child_memlock, NULL, why, sizeof(why));
 	if (ret == KSFT_SKIP)
-		SKIP(return, "%s", why);
+		RC_SKIP_OR_FAIL("%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 }
 
@@ -689,9 +689,9 @@ TEST(memcg_charged_for_rings)
 
 	RC_REQUIRE(false);
 	if (rc_param_get("max_ring_mem") < (64 << 20))
-		SKIP(return, "max_ring_mem below 64 MiB");
+		RC_SKIP_OR_FAIL("max_ring_mem below 64 MiB");
 	if (rc_sh("grep -qw memory /sys/fs/cgroup/cgroup.controllers"))
-		SKIP(return, "no cgroup2 memory controller (kernel config or mount)");
+		RC_SKIP_OR_FAIL("no cgroup2 memory controller (kernel config or mount)");
 	rc_sh("echo +memory > /sys/fs/cgroup/cgroup.subtree_control");
 	rc_sh("rmdir " CG " 2>/dev/null; mkdir " CG);
 	ASSERT_EQ(0, rc_sh("echo 32M > " CG "/memory.max"));

@@ -16,26 +16,39 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "rc_frames.h"
 #include "rc_util.h"
 
+/* RC_REQUIRE=1, as lib.sh reads it: prerequisites must be there. */
+static inline bool rc_required(void)
+{
+	const char *v = getenv("RC_REQUIRE");
+
+	return v && !strcmp(v, "1");
+}
+
 /*
- * A missing module is a skip when a person runs a test by hand, and a
- * failure under run_guest.sh (RC_REQUIRE=1), which loaded the modules and
- * must not turn a load failure into a row of quiet skips.
+ * A missing prerequisite (fmt says which) is a skip when a person runs a
+ * test by hand, and a failure under run_guest.sh (RC_REQUIRE=1), which
+ * set the guest up and must not turn what it lost into quiet skips.
  */
+#define RC_SKIP_OR_FAIL(fmt, ...) do {					\
+	if (rc_required()) {						\
+		TH_LOG("prerequisite missing: " fmt, ##__VA_ARGS__);	\
+		ASSERT_TRUE(0);						\
+	}								\
+	SKIP(return, fmt, ##__VA_ARGS__);				\
+} while (0)
+
+/* A missing module: RC_SKIP_OR_FAIL. */
 #define RC_REQUIRE(need_sim) do {					\
 	const char *__why = rc_missing(need_sim);			\
-	if (__why) {							\
-		if (getenv("RC_REQUIRE")) {				\
-			TH_LOG("prerequisite missing: %s", __why);	\
-			ASSERT_TRUE(0);					\
-		}							\
-		SKIP(return, "%s", __why);				\
-	}								\
+	if (__why)							\
+		RC_SKIP_OR_FAIL("%s", __why);				\
 } while (0)
 
 struct rc_env {

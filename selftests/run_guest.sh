@@ -31,7 +31,7 @@
 # tools.sh (ringcount's wake-up defaults), xdp.sh (mode 2 on veth),
 # xdp_link.sh (the XDP link taken away under the module),
 # bpftrace.sh (the diagnostics against known workloads), virtio.sh
-# (capture on a virtio-net NIC fed by the host generator; skipped, saying
+# (capture on a virtio-net NIC fed by the host generator; failed, saying
 # so, in a guest without --nic virtio-dgram), then the e1000e/*.sh areas
 # (the emulated 82574L on ringcap_e1000e, each setting up and tearing
 # down its own NICs), then checks the kernel log for oopses and

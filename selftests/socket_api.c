@@ -115,7 +115,7 @@ TEST(unprivileged_socket_refused)
 	ASSERT_EQ(0, ret) TH_LOG("user nobody: %s", why);
 	ret = rc_in_child(child_userns_only, NULL, why, sizeof(why));
 	if (ret == KSFT_SKIP)
-		SKIP(return, "%s", why);
+		RC_SKIP_OR_FAIL("%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("nobody in a new user namespace: %s", why);
 }
 
@@ -212,7 +212,7 @@ TEST_F(ns, own_user_and_net_namespace_allowed)
 	ret = rc_in_child(child_userns_and_netns, &self->env.vb_idx, why,
 			  sizeof(why));
 	if (ret == KSFT_SKIP)
-		SKIP(return, "%s", why);
+		RC_SKIP_OR_FAIL("%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 }
 

@@ -64,6 +64,35 @@ skip_all() {
 	[ "${RC_REQUIRE:-0}" = 1 ] && exit 1
 	exit 4
 }
+# The kernel's reports: what the runners and the scripts look for.
+KLOG_REPORTS='BUG:|WARNING:|Oops|general protection|KASAN|UBSAN|kmemleak: [1-9]|possible circular locking|INFO: task .* blocked|Call Trace'
+# klog_lines: how many lines the kernel log has now (a start for
+# klog_clean); fails if it cannot be read.
+klog_lines() {
+	local log
+	log=$(dmesg) || return 1
+	awk 'END { print NR }' <<<"$log"
+}
+# klog_clean [START]: 0 if the kernel log, after its first START lines,
+# holds no report. 1 if it does, the first 20 in $klog_bad; also 1 if
+# the log cannot be read, which must not look clean (`! dmesg | grep -q`
+# passes when dmesg dies, and under pipefail even when grep finds one:
+# grep -q exits at the first match and dmesg dies of SIGPIPE).
+klog_clean() {
+	local log
+	if ! log=$(dmesg 2>&1) || [ -z "$log" ]; then
+		klog_bad="cannot read the kernel log: ${log:-empty}"
+		return 1
+	fi
+	klog_bad=$(awk -v s="${1:-0}" -v re="$KLOG_REPORTS" \
+		'NR > s && $0 ~ re { print; if (++n == 20) exit }' <<<"$log")
+	[ -z "$klog_bad" ]
+}
+# no_sockets_left: 0 if /proc/net/ringcap lists no socket; 1 if it does
+# or cannot be read (an unloaded module has no sockets, and no file).
+no_sockets_left() {
+	awk 'NR > 2 { n++ } END { exit !(NR >= 2 && n == 0) }' /proc/net/ringcap
+}
 # show FILE...: the files as TAP comments
 show() { sed 's/^/# /' "$@" || true; }
 

@@ -335,7 +335,7 @@ fi
 # the file instead of guessing how long tcpdump needs.
 tcpdump_start q1 -- -U -i "$SIM@1"
 check "$SIM@1 binds queue 1 (/proc/net/ringcap)" \
-	eval 'proc_line "${PID[q1]}" | awk "{ exit !(\$4 == 1) }"'
+	eval '[ "$(proc_field "${PID[q1]}" 4)" = 1 ]'
 inject -n 500 -s 0 -q mixed -r 3
 wait_for 30 eval '[ "$(chk count "$tmp/q1.pcap")" -ge 200 ]' || true
 sleep 0.5	# a frame from another queue would have to come now

@@ -378,7 +378,7 @@ reload_one() { # KIND: one cycle; 0 if the NIC came back
 		rmmod_wait "$DRV" || { fail reload "rmmod $DRV failed"; return 1; }
 		;;
 	ringcap)
-		if [ "$(awk 'NR > 2' /proc/net/ringcap | wc -l)" != 0 ]; then
+		if ! no_sockets_left; then
 			fail reload "sockets still open before rmmod ringcap: $(awk 'NR > 2' /proc/net/ringcap | tr '\n' ';')"
 			return 1
 		fi
@@ -423,12 +423,12 @@ why=
 for f in "$RINGCOUNT" "$RCGEN" "$RC_HOST" "$(command -v ethtool || echo ethtool)"; do
 	[ -n "$why" ] || [ -x "$f" ] || why="$f missing"
 done
-[ -n "$why" ] || "$RC_HOST" nics 2>/dev/null | grep -q "^nic0 e1000e-dgram" ||
+[ -n "$why" ] || grep -q "^nic0 e1000e-dgram" <("$RC_HOST" nics 2>/dev/null) ||
 	why="no nic0 e1000e-dgram (scripts/vm/run --nic e1000e-dgram)"
 [ -z "$why" ] || skip_all soak "$why"
 
 echo "<5>soak: start" >/dev/kmsg
-klog0=$(dmesg | wc -l)
+klog0=$(klog_lines) || klog0=0
 mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 sysctl -qw net.ipv6.conf.default.disable_ipv6=1 net.ipv6.conf.all.disable_ipv6=1 2>/dev/null || true
 
@@ -453,12 +453,17 @@ while :; do
 	if [ "$round" = 1 ]; then
 		mem_settle
 		mem_record before
-		nic_snap B0 || true
+		# The records every later verdict compares with: each one
+		# taken, or this fails (and says which is missing).
+		rc=0 m=
+		nic_snap B0 || { rc=1; m+="ethtool -S $dev has no rx0_packets; "; }
 		ethtool -S "$dev" >"$ART/before.ethtool" 2>/dev/null || true
-		if kml_have; then kml_forget; kml=1; fi
+		[ -n "$(mem_kb before SUnreclaim)" ] && [ -n "$(mem_kb before MemAvailable)" ] ||
+			{ rc=1; m+="no SUnreclaim/MemAvailable in $ART/before.meminfo; "; }
+		if kml_have; then kml_forget || { rc=1; m+="kmemleak clear failed; "; }; kml=1; fi
 		t_base=$SECONDS
-		result 0 "warm-up round done, before records taken" \
-			"SUnreclaim $(mem_kb before SUnreclaim) kB, MemAvailable $(mem_kb before MemAvailable) kB"
+		result $rc "warm-up round done, before records taken" \
+			"${m}SUnreclaim $(mem_kb before SUnreclaim) kB, MemAvailable $(mem_kb before MemAvailable) kB"
 	fi
 	[ $((SECONDS - t_base)) -lt "$SECS" ] || break
 done
@@ -517,8 +522,11 @@ else
 	result 4 "kmemleak: no leak attributed to ringcap or ringcap_e1000e" "this kernel has no kmemleak ($KMEMLEAK)"
 fi
 
-dmesg | tail -n +$((klog0 + 1)) >"$ART/dmesg.soak"
-if rep=$("$top/scripts/vm/scan-log" "$ART/dmesg.soak"); then
+# An unreadable log is no clean log: scan-log would pass an empty file.
+if ! log=$(dmesg) || [ -z "$log" ]; then
+	result 1 "no kernel report in the log since the start" "cannot read the kernel log"
+elif tail -n +$((klog0 + 1)) <<<"$log" >"$ART/dmesg.soak" &&
+	rep=$("$top/scripts/vm/scan-log" "$ART/dmesg.soak"); then
 	result 0 "no kernel report in the log since the start"
 else
 	result 1 "no kernel report in the log since the start" "$(echo "$rep" | tr '\n' ' ')"

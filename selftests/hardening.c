@@ -690,8 +690,15 @@ TEST(memcg_charged_for_rings)
 	RC_REQUIRE(false);
 	if (rc_param_get("max_ring_mem") < (64 << 20))
 		RC_SKIP_OR_FAIL("max_ring_mem below 64 MiB");
+	/*
+	 * A kernel built without the memory controller (the debug tier's
+	 * allnoconfig) is what the runner chose: a skip. Built in but not
+	 * offered by cgroup2 is a broken guest: a failure when required.
+	 */
+	if (rc_sh("grep -qw '^memory' /proc/cgroups"))
+		SKIP(return, "this kernel has no memory controller (CONFIG_MEMCG)");
 	if (rc_sh("grep -qw memory /sys/fs/cgroup/cgroup.controllers"))
-		RC_SKIP_OR_FAIL("no cgroup2 memory controller (kernel config or mount)");
+		RC_SKIP_OR_FAIL("no memory controller in cgroup2's controllers (mount)");
 	rc_sh("echo +memory > /sys/fs/cgroup/cgroup.subtree_control");
 	rc_sh("rmdir " CG " 2>/dev/null; mkdir " CG);
 	ASSERT_EQ(0, rc_sh("echo 32M > " CG "/memory.max"));

@@ -140,7 +140,7 @@ done
 [ -f "$top/libpcap-ring/build/lib/libpcap.so.0.8" ] ||
 	{ echo "bench: no drop-in libpcap (make -C libpcap-ring)" >&2; exit 1; }
 if part tx || part explain; then
-	"$RCGEN" --help 2>&1 | grep -q -- --tx-ring ||
+	grep -q -- --tx-ring <("$RCGEN" --help 2>&1) ||
 		{ echo "bench: the tx and explain parts need $RCGEN with --tx-ring (make -C userland)" >&2; exit 1; }
 	[ -x "$SENDMMSG" ] ||
 		{ echo "bench: the tx and explain parts need $SENDMMSG (scripts/bench.sh builds it)" >&2; exit 1; }
@@ -350,7 +350,10 @@ vio_find() {
 		{ echo "bench: $vdev: no link" >&2; return 1; }
 	echo "bench: virtio-net $VNIC $VMAC is $vdev, driver $(basename "$(readlink -f "/sys/class/net/$vdev/device/driver")")"
 }
-xdp_attached() { ip link show dev "$dev" | grep -q 'prog/xdp'; }
+# Both from ip's output, read whole: `ip | grep -q` under pipefail fails
+# when ip dies of SIGPIPE, and `! xdp_attached` would pass when ip fails.
+xdp_attached() { local l; l=$(ip link show dev "$dev") && grep -q 'prog/xdp' <<<"$l"; }
+xdp_detached() { local l; l=$(ip link show dev "$dev") && ! grep -q 'prog/xdp' <<<"$l"; }
 vio_xdp_drops() { ethtool -S "$vdev" | awk '$1 ~ /xdp_drops:$/ { s += $2 } END { print s + 0 }'; }
 vio_wiredrops() { "$RC_HOST" wiredrops "$VNIC" | sed -n 's/^drops=\([0-9]*\)$/\1/p' | grep .; }
 # vio_offer FRAMES SIZE RATE FLOWS: nic_offer for the virtio-net NIC;
@@ -380,7 +383,7 @@ vio_enter() {
 	dev=$vdev OFFER=vio_offer APP_ENV=() RC_ARGS=()
 	# The previous set-up's XDP program (ringcap's or xdp-bench's) goes
 	# with its last process; another one would make ours fall back.
-	wait_for 10 eval '! xdp_attached' ||
+	wait_for 10 xdp_detached ||
 		echo "bench: $dev still runs an XDP program: $(ip link show dev "$dev" | grep -o 'prog/xdp.*')" >&2
 	case $1 in
 	vio_af|vio_fanout|vio_drop)

@@ -102,6 +102,51 @@ static unsigned int dev_seq(void)
 	return __atomic_fetch_add(&fz->dev_seq, 1, __ATOMIC_RELAXED);
 }
 
+/* ip link set NAME up|down, in the worker's current netns; 0 or -errno */
+int fz_set_updown(struct fz_worker *w, const char *name, bool up)
+{
+	struct ifreq ifr;
+	int fd = w->ctl_fd[w->gen];
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr))
+		return -errno;
+	if (up)
+		ifr.ifr_flags |= IFF_UP;
+	else
+		ifr.ifr_flags &= ~IFF_UP;
+	return ioctl(fd, SIOCSIFFLAGS, &ifr) ? -errno : 0;
+}
+
+/*
+ * A veth pair that one operation owns from start to end (tx.c, xdp.c,
+ * cluster.c), outside w->devs: it may take it down, up and away while
+ * its own sockets use it, and no other socket's model depends on it.
+ * a and b get the names (IFNAMSIZ); returns a's ifindex or -errno.
+ */
+int fz_session_veth(struct fz_worker *w, char *a, char *b)
+{
+	unsigned int seq = dev_seq();
+	int err, idx;
+
+	snprintf(a, IFNAMSIZ, "fz%ds%ua", w->id, seq);
+	snprintf(b, IFNAMSIZ, "fz%ds%ub", w->id, seq);
+	err = fz_nl_veth(a, b);
+	fz_count(OP_DEV_CREATE, err < 0);
+	if (err < 0)
+		return err;
+	fz_ipv6_off(a);
+	fz_ipv6_off(b);
+	err = set_up(w, a) ?: set_up(w, b);
+	idx = if_nametoindex(a);
+	if (err || !idx) {
+		fz_nl_del(a);
+		return err ?: -ENODEV;
+	}
+	return idx;
+}
+
 static int make_veth(struct fz_worker *w)
 {
 	int a = free_slot(w, -1), b = free_slot(w, a), err;

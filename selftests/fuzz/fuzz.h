@@ -38,8 +38,13 @@ enum fz_op {
 	OP_CAPDROP, OP_USERNS, OP_DEV_CREATE, OP_DEV_DELETE, OP_LINK_FLAP,
 	OP_INJECT, OP_SIM_KNOB, OP_SEND, OP_PARAM, OP_RMMOD, OP_SIM_RELOAD, OP_PROC,
 	OP_TRAFFIC,
+	OP_TX, OP_TX_MMAP, OP_TX_KICK, OP_DEV_FLAP, OP_ZEROCOPY, OP_ZC_MMAP,
+	OP_ZC_READ, OP_ZC_RACE, OP_CLUSTER, OP_XDP_LINK,
 	OP_MAX
 };
+
+/* Socket option numbers counted by name, set and get (RINGCAP_TX_STATS). */
+#define FZ_OPT_MAX	(RINGCAP_TX_STATS + 1)
 
 struct fz_shared {
 	volatile int stop;
@@ -53,6 +58,9 @@ struct fz_shared {
 	uint64_t records;		/* ring records checked */
 	uint64_t frames_checked;	/* test frames compared byte by byte */
 	uint64_t skipped[OP_MAX];	/* not possible here (e.g. no userns) */
+	uint64_t zc_binds[4];		/* 82574L: bound, EBUSY, down/gone, other */
+	uint64_t opt_set[FZ_OPT_MAX];	/* well-formed calls by option */
+	uint64_t opt_get[FZ_OPT_MAX];
 	unsigned int dev_seq;		/* numbers every device name, once */
 	char first_fail[256];
 	int first_fail_set;
@@ -92,6 +100,8 @@ struct fz_sock {
 	bool must_be_gone;	/* we deleted its device ourselves */
 	int ring;		/* 0 none, 1 maybe, 2 yes */
 	uint32_t ring_size, snaplen, watermark, timeout_us, promisc;
+	uint32_t zerocopy, capture, tx_size;	/* as set (0/1, bytes) */
+	int tx;			/* transmit ring: 0 none, 1 maybe, 2 yes */
 	bool snaplen_set;	/* else it follows the ring size */
 	uint32_t max_snaplen;	/* largest snaplen it ever had */
 	int filter;		/* 0 none, 1 attached, -1 unknown */
@@ -168,6 +178,8 @@ uint64_t fz_seed_mix(uint64_t seed, uint64_t a, uint64_t b);
 
 /* Count one call of kind op that ended with err (0 or an errno). */
 void fz_count(enum fz_op op, int err);
+/* Count a SOL_RINGCAP option reached, by number, set or get. */
+void fz_count_opt(bool set, int name);
 /* An invariant check: cond must hold, else the failure is reported. */
 bool fz_check(bool cond, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -252,6 +264,19 @@ void fz_supervise_init(void);
 void fz_supervise_step(struct fz_worker *w);
 void fz_supervise_restore(void);
 void fz_traffic(struct fz_worker *w, uint64_t deadline_ns);
+
+/* dev.c: a pair of the worker's own, for one session, and its state */
+int fz_session_veth(struct fz_worker *w, char *a, char *b);
+int fz_set_updown(struct fz_worker *w, const char *name, bool up);
+
+/* tx.c: the transmit ring and RINGCAP_CAPTURE */
+void fz_op_tx(struct fz_worker *w);
+/* zc.c: zero-copy sockets on the 82574Ls (worker 0) */
+void fz_op_zerocopy(struct fz_worker *w);
+/* cluster.c: joins with valid, conflicting and garbage ids and policies */
+void fz_op_cluster(struct fz_worker *w);
+/* xdp.c: RINGCAP_XDP_LINK with links of libringcap's program */
+void fz_op_xdp_link(struct fz_worker *w);
 
 /* the worker's op loop, also used by fork children with a subset */
 void fz_worker_ops(struct fz_worker *w, uint64_t deadline_ns, long max_ops);

@@ -341,6 +341,30 @@ for f in "$tmp"/stats.*; do
 	[ -e "$f" ] && ops=$((ops + $(kv ops "$(tr '\n' ' ' <"$f")")))
 done
 dops=$(cat "$tmp/dops" 2>/dev/null | wc -l)
+# Per operation and per option, summed over the segments (RELIABILITY.md).
+if ls "$tmp"/stats.* >/dev/null 2>&1; then
+	awk -F= '
+		/^op_/ { k = substr($1, 4); if (!(k in op)) o[++no] = k; op[k] += $2 }
+		/^err_/ { er[substr($1, 5)] += $2 }
+		/^opt_set_/ { set[substr($1, 9) + 0] += $2 }
+		/^opt_get_/ { get[substr($1, 9) + 0] += $2 }
+		END {
+			l = "# fuzz: per operation (calls/documented failures):"
+			for (i = 1; i <= no; i++) l = l " " o[i] "=" op[o[i]] "/" er[o[i]] + 0
+			print l
+			for (w = 0; w < 2; w++) {
+				l = "# fuzz: SOL_RINGCAP options " (w ? "read" : "set") ", by number:"
+				for (i = 1; i <= 21; i++) {
+					v = w ? get[i] : set[i]
+					if (v) l = l " " i "=" v
+				}
+				print l
+			}
+		}' "$tmp"/stats.*
+fi
+if [ -s "$tmp/dops" ]; then
+	echo "# fuzz: driver side: $(sort "$tmp/dops" | uniq -c | awk '{printf "%s%s=%s", s, $2, $1; s = " "}')"
+fi
 echo "1..$n"
 echo "# fuzz: $ops rcfuzz operations and $dops driver-side ones in $((SECONDS - t_start)) s, seed $SEED"
 [ "$failed" = 0 ]

@@ -121,6 +121,9 @@ void fz_op_mmap(struct fz_worker *w)
 				  len * 2, 0 }[fz_rnd(w, 5)];
 	else if (r < 27)
 		off = FZ_PAGE * (1 + fz_rnd(w, 3));
+	else if (r < 30)
+		off = fz_chance(w, 50) ? RINGCAP_ZC_MMAP_OFFSET :
+					 RINGCAP_TX_MMAP_OFFSET;
 	else if (r < 32)
 		flags = MAP_PRIVATE;
 	else if (r < 35)
@@ -128,6 +131,32 @@ void fz_op_mmap(struct fz_worker *w)
 
 	p = mmap(NULL, len, prot, flags, s->fd, off);
 	err = p == MAP_FAILED ? errno : 0;
+	if (off == RINGCAP_ZC_MMAP_OFFSET || off == RINGCAP_TX_MMAP_OFFSET) {
+		/*
+		 * The other two mappings, with the receive ring's length:
+		 * no zero-copy queue (ENODEV) or the wrong length (EINVAL,
+		 * EACCES for PROT_WRITE); no transmit ring (ENXIO) or one
+		 * that is made here (ENOMEM, ENOBUFS) and is not that long.
+		 */
+		if (off == RINGCAP_ZC_MMAP_OFFSET && !s->zerocopy && !s->shared)
+			FZ_EXPECT(OP_MMAP, err, ("mmap(zero-copy offset, len %zu)", len),
+				  ENODEV);
+		else if (off == RINGCAP_ZC_MMAP_OFFSET)
+			FZ_EXPECT(OP_MMAP, err, ("mmap(zero-copy offset, len %zu)", len),
+				  0, ENODEV, EINVAL, EACCES);
+		else if (!s->tx_size && !s->shared)
+			FZ_EXPECT(OP_MMAP, err, ("mmap(transmit offset, len %zu)", len),
+				  ENXIO);
+		else
+			FZ_EXPECT(OP_MMAP, err, ("mmap(transmit offset, len %zu)", len),
+				  0, EINVAL, ENXIO, ENOMEM, ENOBUFS);
+		if (!err)
+			munmap(p, len);
+		if (off == RINGCAP_TX_MMAP_OFFSET && s->tx_size && !s->shared &&
+		    err != ENXIO && err != ENOMEM && err != ENOBUFS)
+			s->tx = 2;
+		return;
+	}
 	if (len != s->info.mmap_size || off)
 		FZ_EXPECT(OP_MMAP, err, ("mmap(len %zu, offset %ld)", len, (long)off), EINVAL);
 	else if (flags == MAP_PRIVATE)
@@ -385,6 +414,14 @@ static bool check_rec(struct fz_worker *w, struct fz_sock *s,
 		return fz_check(rec->rec_len == size - off,
 				"pad at offset %u covers %u bytes, not to the end (%u)",
 				off, rec->rec_len, size - off);
+	/* Zero-copy: the frame is in the buffer mapping (zc.c reads it). */
+	if (rec->flags & RINGCAP_REC_ZC)
+		return fz_check((s->zerocopy || s->shared) &&
+				rec->rec_len == REC_HDR &&
+				rec->caplen <= rec->wire_len,
+				"zero-copy record at offset %u: rec_len %u caplen %u wire_len %u (ZEROCOPY %u)",
+				off, rec->rec_len, rec->caplen, rec->wire_len,
+				s->zerocopy);
 	if (!fz_check(rec->rec_len == ((REC_HDR + rec->caplen + 7) & ~7u) &&
 		      rec->caplen <= rec->wire_len &&
 		      rec->caplen <= s->max_snaplen &&
@@ -484,8 +521,10 @@ static void check_revents(struct fz_worker *w, struct fz_sock *s, int re)
 	struct fz_map *m = fz_main_map(s);
 	uint64_t prod;
 
-	fz_check(!(re & ~(POLLIN | POLLRDNORM | POLLERR)),
-		 "poll revents 0x%x", re);
+	/* POLLOUT: room in a transmit ring, which only TX_RING_SIZE makes */
+	fz_check(!(re & ~(POLLIN | POLLRDNORM | POLLERR |
+			  (s->tx_size || s->shared ? POLLOUT | POLLWRNORM : 0))),
+		 "poll revents 0x%x (TX_RING_SIZE %u)", re, s->tx_size);
 	if (!s->bound && !s->gone && !s->cons_ever_bad && !s->shared)
 		fz_check(!(re & POLLERR),
 			 "POLLERR on a socket never bound, consumer valid");

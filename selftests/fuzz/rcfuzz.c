@@ -17,12 +17,16 @@
  *     header and data, reading the ring, poll and epoll, classic BPF
  *     filters, fork with the mapping, unshare/setns of the network
  *     namespace, dropping CAP_NET_RAW, a user namespace, veth and sim
- *     devices made and deleted under bound sockets, link flaps, traffic.
+ *     devices made and deleted under bound sockets, link flaps, traffic;
+ *     and sessions on the newer paths, each with sockets and a veth pair
+ *     of its own: the transmit ring and RINGCAP_CAPTURE (tx.c), zero-copy
+ *     (zc.c), cluster joins (cluster.c) and XDP links (xdp.c).
  *     Worker 0 stays in the initial network namespace (where the guest's
  *     NICs are); the others start in one of their own.
  *
  * Checked as it goes: every call's errno is one docs/CONTRACTS.md, the uapi
- * header or the module (sockopt.c, bind.c, sock.c) documents; the producer
+ * header or the module (sockopt.c, bind.c, sock.c, tx.c, zerocopy.c,
+ * xdp.c) documents; the producer
  * stays 8-aligned, monotonic and within data_size of the consumer; every
  * record below it is well formed and test frames are byte exact; STATS and
  * the header's counters never go back; RING_INFO never changes; poll
@@ -70,6 +74,11 @@ static const char *const op_names[OP_MAX] = {
 	[OP_RMMOD] = "rmmod", [OP_SIM_RELOAD] = "sim_reload",
 	[OP_PROC] = "proc",
 	[OP_TRAFFIC] = "traffic",
+	[OP_TX] = "tx", [OP_TX_MMAP] = "tx_mmap", [OP_TX_KICK] = "tx_kick",
+	[OP_DEV_FLAP] = "dev_flap", [OP_ZEROCOPY] = "zerocopy",
+	[OP_ZC_MMAP] = "zc_mmap", [OP_ZC_READ] = "zc_read",
+	[OP_ZC_RACE] = "zc_race", [OP_CLUSTER] = "cluster",
+	[OP_XDP_LINK] = "xdp_link",
 };
 
 const char *fz_op_name(enum fz_op op)
@@ -153,6 +162,13 @@ void fz_count(enum fz_op op, int err)
 		__atomic_add_fetch(&fz->errs[op], 1, __ATOMIC_RELAXED);
 }
 
+void fz_count_opt(bool set, int name)
+{
+	if (name > 0 && name < FZ_OPT_MAX)
+		__atomic_add_fetch(set ? &fz->opt_set[name] : &fz->opt_get[name],
+				   1, __ATOMIC_RELAXED);
+}
+
 static const char *errname(int e)
 {
 	static char buf[16];
@@ -231,6 +247,10 @@ static const struct fz_choice choices[] = {
 	{ fz_op_inject, 8, true },
 	{ fz_op_sim_knob, 3, false },
 	{ fz_op_send, 6, true },
+	{ fz_op_tx, 3, false },
+	{ fz_op_zerocopy, 3, false },
+	{ fz_op_cluster, 2, false },
+	{ fz_op_xdp_link, 1, false },
 };
 
 void fz_worker_ops(struct fz_worker *w, uint64_t deadline_ns, long max_ops)
@@ -317,7 +337,7 @@ static void print_summary(double secs, int workers)
 	uint64_t total = 0;
 	char line[2048];
 	size_t n = 0;
-	int i;
+	int i, c;
 
 	for (i = 0; i < OP_MAX; i++)
 		total += fz->ops[i];
@@ -333,6 +353,20 @@ static void print_summary(double secs, int workers)
 			       op_names[i],
 			       (unsigned long long)fz->skipped[i]);
 
+	for (c = 0; c < 2; c++) {
+		n = snprintf(line, sizeof(line), "# options %s:", c ? "get" : "set");
+		for (i = 1; i < FZ_OPT_MAX; i++)
+			if (fz->opt_set[i] || fz->opt_get[i])
+				n += snprintf(line + n, sizeof(line) - n, " %d=%llu", i,
+					      (unsigned long long)(c ? fz->opt_get[i] :
+								   fz->opt_set[i]));
+		printf("%s\n", line);
+	}
+	printf("# zero-copy binds to 82574L queues: %llu bound, %llu EBUSY, %llu down or gone, %llu other\n",
+	       (unsigned long long)fz->zc_binds[0],
+	       (unsigned long long)fz->zc_binds[1],
+	       (unsigned long long)fz->zc_binds[2],
+	       (unsigned long long)fz->zc_binds[3]);
 	printf("%sok 1 rcfuzz: every call returned a documented errno (%llu unexpected)\n",
 	       fz->bad_errno ? "not " : "",
 	       (unsigned long long)fz->bad_errno);
@@ -366,6 +400,15 @@ static void write_stats(const char *path, double secs)
 			(unsigned long long)fz->ops[i], op_names[i],
 			(unsigned long long)fz->errs[i]);
 	}
+	for (i = 1; i < FZ_OPT_MAX; i++)
+		fprintf(f, "opt_set_%d=%llu\nopt_get_%d=%llu\n", i,
+			(unsigned long long)fz->opt_set[i], i,
+			(unsigned long long)fz->opt_get[i]);
+	fprintf(f, "zc_bound=%llu\nzc_busy=%llu\nzc_gone=%llu\nzc_other=%llu\n",
+		(unsigned long long)fz->zc_binds[0],
+		(unsigned long long)fz->zc_binds[1],
+		(unsigned long long)fz->zc_binds[2],
+		(unsigned long long)fz->zc_binds[3]);
 	fprintf(f, "records=%llu\nframes_checked=%llu\n",
 		(unsigned long long)fz->records,
 		(unsigned long long)fz->frames_checked);

@@ -31,6 +31,17 @@ static bool pow2(uint32_t v)
 	return v && !(v & (v - 1));
 }
 
+/* The options that take a __u32 (optlen other than 4: EINVAL). */
+static bool u32_opt(int name)
+{
+	return (name >= RINGCAP_RING_SIZE && name <= RINGCAP_PROMISC) ||
+	       (name >= RINGCAP_ZEROCOPY && name <= RINGCAP_CAPTURE);
+}
+
+static const int u32_names[] = { RINGCAP_RING_SIZE, RINGCAP_SNAPLEN,
+	RINGCAP_WATERMARK, RINGCAP_TIMEOUT_US, RINGCAP_PROMISC,
+	RINGCAP_ZEROCOPY, RINGCAP_TX_RING_SIZE, RINGCAP_CAPTURE };
+
 /* The largest snaplen a ring of this size takes (uapi header). */
 static uint32_t snap_for(uint32_t size)
 {
@@ -64,6 +75,7 @@ static void sock_model_init(struct fz_worker *w, struct fz_sock *s, int fd)
 	s->watermark = UNKNOWN;
 	s->timeout_us = UNKNOWN;
 	s->promisc = 1;
+	s->capture = 1;
 	s->hdr_cnt_ok = !w->child;
 	s->walk_ok = true;
 }
@@ -146,7 +158,11 @@ static uint32_t opt_value(struct fz_worker *w, int name)
 	case RINGCAP_SNAPLEN: return snap[fz_rnd(w, 14)];
 	case RINGCAP_WATERMARK: return wm[fz_rnd(w, 8)];
 	case RINGCAP_TIMEOUT_US: return to[fz_rnd(w, 8)];
-	case RINGCAP_PROMISC: return fz_rnd(w, 3) ? fz_rnd(w, 2) : 2;
+	case RINGCAP_PROMISC:
+	case RINGCAP_ZEROCOPY:
+	case RINGCAP_CAPTURE: return fz_rnd(w, 3) ? fz_rnd(w, 2) : 2;
+	case RINGCAP_TX_RING_SIZE:
+		return fz_chance(w, 30) ? 0 : ring[fz_rnd(w, 14)];
 	default: return fz_rand(&w->rng);
 	}
 }
@@ -214,14 +230,32 @@ static void set_expect(struct fz_sock *s, int name, uint32_t v, int *set)
 		set[n++] = v > MAX_TIMEOUT_US ? EINVAL : 0;
 		break;
 	case RINGCAP_PROMISC:
+	case RINGCAP_ZEROCOPY:
+	case RINGCAP_CAPTURE:
+		/* fixed at bind, and by a device that went away */
 		if (v > 1) {
 			set[n++] = EINVAL;
 		} else {
-			if (!s->bound || s->shared)
+			if ((!s->bound && !s->gone) || s->shared)
 				set[n++] = 0;
-			if (s->bound || s->shared)
+			if (s->bound || s->gone || s->shared)
 				set[n++] = EBUSY;
 		}
+		break;
+	case RINGCAP_TX_RING_SIZE:
+		if (v && (v < RINGCAP_RING_SIZE_MIN || !pow2(v) ||
+			  v > RINGCAP_RING_SIZE_MAX)) {
+			set[n++] = EINVAL;
+			break;
+		}
+		/* max_ring_mem moves (the supervisor) */
+		if (v > RINGCAP_RING_SIZE_MIN)
+			set[n++] = EINVAL;
+		/* fixed once the ring exists, at bind and after the device */
+		if (s->tx || s->bound || s->gone || s->shared)
+			set[n++] = EBUSY;
+		if (s->tx != 2 && !s->bound && !s->gone)
+			set[n++] = 0;
 		break;
 	default:
 		set[n++] = ENOPROTOOPT;
@@ -246,14 +280,18 @@ static void set_apply(struct fz_sock *s, int name, uint32_t v)
 	case RINGCAP_WATERMARK: s->watermark = v; break;
 	case RINGCAP_TIMEOUT_US: s->timeout_us = v; break;
 	case RINGCAP_PROMISC: s->promisc = v; break;
+	case RINGCAP_ZEROCOPY: s->zerocopy = v; break;
+	case RINGCAP_CAPTURE: s->capture = v; break;
+	case RINGCAP_TX_RING_SIZE: s->tx_size = v; break;
 	}
 }
 
 /*
- * RINGCAP_CLUSTER and RINGCAP_XDP_LINK take 8-byte structs. No BPF link
- * exists in the fuzzer, so a link is never taken: a descriptor is not one
- * (EINVAL) or not open (EBADF), and "no link, error e" is recorded (0) on
- * a bound socket of a device without an aware driver.
+ * RINGCAP_CLUSTER and RINGCAP_XDP_LINK take 8-byte structs. Here no link
+ * is handed over (xdp.c does, and cluster.c joins with ids of its own): a
+ * descriptor is not one (EINVAL) or not open (EBADF), and "no link, error
+ * e" is recorded (0) on a bound socket of a device without an aware
+ * driver.
  */
 static void set_struct(struct fz_worker *w, struct fz_sock *s, int name)
 {
@@ -323,7 +361,7 @@ void fz_op_setsockopt(struct fz_worker *w)
 	if (!s)
 		return;
 	r = fz_rnd(w, 100);
-	name = r < 75 ? 1 + (int)fz_rnd(w, 5) :
+	name = r < 75 ? u32_names[fz_rnd(w, 8)] :
 	       r < 85 ? RINGCAP_CLUSTER + (int)fz_rnd(w, 2) : odd_name(w);
 	if ((name == RINGCAP_CLUSTER || name == RINGCAP_XDP_LINK) &&
 	    fz_chance(w, 80)) {
@@ -361,7 +399,7 @@ void fz_op_setsockopt(struct fz_worker *w)
 		if (!err && name == RINGCAP_CLUSTER)
 			s->cluster = buf[0] != 0;	/* the struct's id */
 	} else if (len != 4) {
-		if (name >= 1 && name <= 5)
+		if (u32_opt(name))
 			FZ_EXPECT(OP_SETSOCKOPT, err,
 				  ("setsockopt(%d, optlen %d)", name, len), EINVAL);
 		else
@@ -369,7 +407,7 @@ void fz_op_setsockopt(struct fz_worker *w)
 				  ("setsockopt(name %d, optlen %d)", name, len),
 				  ENOPROTOOPT, EINVAL);
 	} else if (ptr != buf) {
-		if (name >= 1 && name <= 5)
+		if (u32_opt(name))
 			FZ_EXPECT(OP_SETSOCKOPT, err,
 				  ("setsockopt(%d, bad optval)", name), EFAULT);
 		else
@@ -378,6 +416,7 @@ void fz_op_setsockopt(struct fz_worker *w)
 				  ENOPROTOOPT);
 	} else {
 		set_expect(s, name, v, set);
+		fz_count_opt(true, name);
 		FZ_EXPECTF(OP_SETSOCKOPT, err, set,
 			   "setsockopt(%d, %u) (ring %d bound %d)", name, v,
 			   s->ring, s->bound);
@@ -417,6 +456,19 @@ static void check_u32(struct fz_worker *w, struct fz_sock *s, int name,
 		break;
 	case RINGCAP_ABI:
 		fz_check(v == RINGCAP_ABI_VERSION, "ABI reads %u", v);
+		break;
+	case RINGCAP_ZEROCOPY:
+		fz_check(v <= 1, "ZEROCOPY reads %u", v);
+		want = s->zerocopy;
+		break;
+	case RINGCAP_CAPTURE:
+		fz_check(v <= 1, "CAPTURE reads %u", v);
+		want = s->capture;
+		break;
+	case RINGCAP_TX_RING_SIZE:
+		fz_check(!v || (pow2(v) && v >= RINGCAP_RING_SIZE_MIN),
+			 "TX_RING_SIZE reads %u", v);
+		want = s->tx_size;
 		break;
 	}
 	if (want != UNKNOWN && !s->shared)
@@ -478,11 +530,15 @@ int fz_ring_info(struct fz_sock *s, struct ringcap_ring_info *info)
 /* RINGCAP_PATH: known values, none but "unbound" before bind. */
 static void check_path(const struct fz_sock *s, const struct ringcap_path *p)
 {
-	fz_check(p->path <= RINGCAP_PATH_XDP && p->why <= RINGCAP_XDP_REFUSED &&
+	fz_check(p->path <= RINGCAP_PATH_ZEROCOPY &&
+		 p->why <= RINGCAP_XDP_REFUSED &&
 		 !(p->flags & ~RINGCAP_PATH_PASS) &&
 		 (p->path != RINGCAP_PATH_UNBOUND || !p->flags),
 		 "PATH reads path %u why %u flags %#x", p->path, p->why,
 		 p->flags);
+	if (!s->shared && !s->zerocopy)
+		fz_check(p->path != RINGCAP_PATH_ZEROCOPY,
+			 "PATH reads zerocopy on a copy-mode socket");
 	fz_check(p->path == RINGCAP_PATH_HOOK || p->why == RINGCAP_XDP_NONE,
 		 "PATH reads why %u with path %u", p->why, p->path);
 	if (!s->bound && !s->shared)
@@ -493,13 +549,15 @@ static void check_path(const struct fz_sock *s, const struct ringcap_path *p)
 void fz_op_getsockopt(struct fz_worker *w)
 {
 	struct fz_sock *s = fz_pick_sock(w);
-	static const int names[] = { 1, 2, 3, 4, 5, 6, 16, 17, 18, 19 };
+	static const int names[] = { 1, 2, 3, 4, 5, 6, 8, 9, 10, 16, 17, 18,
+				     19, 20, 21 };
 	union {
 		uint32_t u;
 		struct ringcap_ring_info info;
 		struct ringcap_stats st;
 		struct ringcap_cluster cl;
 		struct ringcap_path path;
+		struct ringcap_tx_stats txst;
 		char raw[128];
 	} buf;
 	int level = SOL_RINGCAP, name, size, r, err, len;
@@ -508,7 +566,7 @@ void fz_op_getsockopt(struct fz_worker *w)
 
 	if (!s)
 		return;
-	name = fz_chance(w, 90) ? names[fz_rnd(w, 10)] : odd_name(w);
+	name = fz_chance(w, 90) ? names[fz_rnd(w, 15)] : odd_name(w);
 	if (name == RINGCAP_RING_INFO && fz_chance(w, 70)) {
 		fz_ring_info(s, &buf.info);
 		return;
@@ -517,7 +575,9 @@ void fz_op_getsockopt(struct fz_worker *w)
 		fz_sock_check_stats(w, s);
 		return;
 	}
-	size = name == RINGCAP_RING_INFO ? (int)sizeof(buf.info) :
+	size = name == RINGCAP_RING_INFO || name == RINGCAP_TX_INFO ?
+	       (int)sizeof(buf.info) :
+	       name == RINGCAP_TX_STATS ? (int)sizeof(buf.txst) :
 	       name == RINGCAP_STATS ? (int)sizeof(buf.st) :
 	       name == RINGCAP_CLUSTER ? (int)sizeof(buf.cl) :
 	       name == RINGCAP_PATH ? (int)sizeof(buf.path) : 4;
@@ -550,15 +610,62 @@ void fz_op_getsockopt(struct fz_worker *w)
 		FZ_EXPECT(OP_GETSOCKOPT, err, ("getsockopt(optlen -1)"), EINVAL);
 		return;
 	}
-	/*
-	 * RINGCAP_XDP_LINK (7) is write-only; 8-10 and 20-21 (zero-copy and
-	 * the transmit ring) are never picked: selftests/e1000e/ covers them.
-	 */
+	/* RINGCAP_XDP_LINK (7) is write-only. */
 	if (name < 1 || name == RINGCAP_XDP_LINK ||
 	    (name > RINGCAP_CAPTURE && name < RINGCAP_RING_INFO) ||
 	    name > RINGCAP_TX_STATS) {
 		FZ_EXPECT(OP_GETSOCKOPT, err, ("getsockopt(name %d)", name),
 			  ENOPROTOOPT);
+		return;
+	}
+	fz_count_opt(false, name);
+	if (name == RINGCAP_TX_INFO || name == RINGCAP_TX_STATS) {
+		/*
+		 * TX_INFO makes the ring (as RING_INFO does) before it looks
+		 * at the length; both are ENXIO without one.
+		 */
+		int set[8], n = 0;
+		bool none = !s->tx_size && !s->shared;
+		bool mk = name == RINGCAP_TX_INFO;
+
+		if (!none) {
+			if (len < size)
+				set[n++] = EINVAL;
+			else if (ptr != &buf)
+				set[n++] = EFAULT;
+			else
+				set[n++] = 0;
+			if (mk) {
+				set[n++] = ENOMEM;
+				set[n++] = ENOBUFS;
+			}
+		}
+		if (s->tx != 2 && (none || s->shared || !mk))
+			set[n++] = ENXIO;
+		set[n] = -1;
+		FZ_EXPECTF(OP_GETSOCKOPT, err, set, "getsockopt(%d, optlen %d) (tx_size %u, tx %d)",
+			   name, len, s->tx_size, s->tx);
+		if (mk && (!err || err == EINVAL || err == EFAULT) && !s->shared)
+			s->tx = 2;
+		if (err || ptr != &buf)
+			return;
+		fz_check(l == (socklen_t)size, "getsockopt(%d) optlen %u, expected %d",
+			 name, l, size);
+		if (mk)
+			fz_check(buf.info.data_offset == FZ_PAGE &&
+				 pow2(buf.info.data_size) &&
+				 buf.info.mmap_size == FZ_PAGE + (uint64_t)buf.info.data_size &&
+				 (s->shared || buf.info.data_size == s->tx_size),
+				 "TX_INFO data_offset %u data_size %u mmap_size %llu (TX_RING_SIZE %u)",
+				 buf.info.data_offset, buf.info.data_size,
+				 (unsigned long long)buf.info.mmap_size, s->tx_size);
+		else
+			fz_check(buf.txst.bad_producer <= buf.txst.kicks &&
+				 buf.txst.full <= buf.txst.kicks,
+				 "TX_STATS bad_producer %llu full %llu kicks %llu",
+				 (unsigned long long)buf.txst.bad_producer,
+				 (unsigned long long)buf.txst.full,
+				 (unsigned long long)buf.txst.kicks);
 		return;
 	}
 	if (name == RINGCAP_RING_INFO) {
@@ -710,7 +817,7 @@ void fz_op_bind(struct fz_worker *w)
 	struct fz_sock *s = fz_pick_sock(w);
 	struct sockaddr_storage ss;
 	struct sockaddr_ringcap *a = (struct sockaddr_ringcap *)&ss;
-	int len = sizeof(*a), set[10], n = 0, err, dev, idx, r;
+	int len = sizeof(*a), set[20], n = 0, err, dev, idx, r;
 	unsigned int queue, nq = 0;
 	bool known = false;
 
@@ -764,7 +871,6 @@ void fz_op_bind(struct fz_worker *w)
 		set[n++] = ERANGE;
 		set[n++] = ENODEV;
 	} else {
-		set[n++] = 0;
 		set[n++] = ENODEV;
 		set[n++] = ENOMEM;
 		set[n++] = ENOBUFS;
@@ -774,6 +880,29 @@ void fz_op_bind(struct fz_worker *w)
 		 * policy or queue */
 		if (s->cluster || s->shared)
 			set[n++] = EEXIST;
+		/* a queue of a NIC another socket took for zero-copy */
+		if (!known && queue != RINGCAP_QUEUE_ANY)
+			set[n++] = EBUSY;
+		if ((s->zerocopy && s->capture) || s->shared) {
+			/*
+			 * Zero-copy: the aware driver only (EOPNOTSUPP), one
+			 * queue and no cluster (EINVAL), one socket a queue
+			 * (EBUSY), up (ENETDOWN), and who may take a queue
+			 * from the stack (EPERM).
+			 */
+			set[n++] = EOPNOTSUPP;
+			set[n++] = EINVAL;
+			set[n++] = EBUSY;
+			set[n++] = ENETDOWN;
+			set[n++] = EPERM;
+			if (queue != RINGCAP_QUEUE_ANY && queue)
+				set[n++] = ERANGE;
+		}
+		if (s->zerocopy && !s->capture)
+			set[n++] = EINVAL;	/* zero-copy that captures nothing */
+		if (s->shared || (!s->zerocopy ||
+				  (s->capture && queue != RINGCAP_QUEUE_ANY)))
+			set[n++] = 0;
 	}
 	set[n] = -1;
 	FZ_EXPECTF(OP_BIND, err, set, "bind(ifindex %d%s, queue %u)", idx,
@@ -785,4 +914,6 @@ void fz_op_bind(struct fz_worker *w)
 	s->ifindex = idx;
 	s->queue = queue;
 	s->ring = 2;
+	if (s->tx_size)
+		s->tx = 2;
 }

@@ -241,6 +241,7 @@ void fz_op_setns(struct fz_worker *w);
 void fz_op_capdrop(struct fz_worker *w);
 void fz_op_userns(struct fz_worker *w);
 void fz_reap(struct fz_worker *w, bool block);
+int fz_session_netns(struct fz_worker *w, int g);
 
 /* dev.c: devices and traffic of a worker */
 int fz_dev_setup(struct fz_worker *w);

@@ -309,3 +309,22 @@ void fz_op_setns(struct fz_worker *w)
 	if (!err)
 		w->gen = g;
 }
+
+/*
+ * Into netns g for a session, whichever netns setns left the worker in
+ * (worker 0's sessions on the 82574Ls need the initial one, its gen 0);
+ * returns the gen to come back to with another call.
+ */
+int fz_session_netns(struct fz_worker *w, int g)
+{
+	int was = w->gen;
+
+	if (g == w->gen || g >= w->ngens || w->netns_fd[g] < 0)
+		return was;
+	if (setns(w->netns_fd[g], CLONE_NEWNET)) {
+		fz_fail("worker %d: setns to netns %d: %m", w->id, g);
+		return was;
+	}
+	w->gen = g;
+	return was;
+}

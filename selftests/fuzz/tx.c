@@ -406,7 +406,7 @@ static int watcher(struct fz_worker *w, const char *b, uint32_t capture)
 	return fd;
 }
 
-void fz_op_tx(struct fz_worker *w)
+static void tx_session(struct fz_worker *w)
 {
 	static const uint32_t sizes[] = { 4096, 8192, 65536, 262144, 1 << 20,
 					  0, 0, 2048, 4097, 12288, 1u << 31 };
@@ -529,4 +529,16 @@ void fz_op_tx(struct fz_worker *w)
 		close(t.sfd);
 	if (a[0] && !gone)
 		fz_nl_del(a);
+}
+
+/*
+ * Worker 0 has the 82574Ls in its initial netns (gen 0); setns and
+ * unshare may have taken it elsewhere: the session goes back there.
+ */
+void fz_op_tx(struct fz_worker *w)
+{
+	int was = w->init_netns ? fz_session_netns(w, 0) : w->gen;
+
+	tx_session(w);
+	fz_session_netns(w, was);
 }

@@ -322,7 +322,7 @@ static int zc_device(struct fz_worker *w, char *a, char *b, bool *aware,
 	return idx > 0 ? idx : 1;
 }
 
-void fz_op_zerocopy(struct fz_worker *w)
+static void zerocopy_session(struct fz_worker *w)
 {
 	struct ringcap_cluster cl = { .id = 0x5a000000u | fz_rnd(w, 1000) };
 	uint32_t zcv = fz_chance(w, 90) ? 1 : 2, capture = !fz_chance(w, 8);
@@ -517,4 +517,16 @@ out_close:
 out_dev:
 	if (a[0])
 		fz_nl_del(a);
+}
+
+/*
+ * Worker 0 has the 82574Ls in its initial netns (gen 0); setns and
+ * unshare may have taken it elsewhere: the session goes back there.
+ */
+void fz_op_zerocopy(struct fz_worker *w)
+{
+	int was = w->init_netns ? fz_session_netns(w, 0) : w->gen;
+
+	zerocopy_session(w);
+	fz_session_netns(w, was);
 }

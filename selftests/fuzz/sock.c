@@ -907,6 +907,16 @@ void fz_op_bind(struct fz_worker *w)
 	set[n] = -1;
 	FZ_EXPECTF(OP_BIND, err, set, "bind(ifindex %d%s, queue %u)", idx,
 		   known ? "" : " (not ours)", queue);
+	/*
+	 * Refused after the rings were made (zero-copy, a cluster, a queue
+	 * taken): the receive ring, and a transmit ring asked for, may exist.
+	 */
+	if (err && err != ENODEV && err != ERANGE) {
+		if (!s->ring)
+			s->ring = 1;
+		if (s->tx_size && !s->tx)
+			s->tx = 1;
+	}
 	if (err)
 		return;
 	s->bound = true;

@@ -8,9 +8,7 @@
  * (ring->prod); the copy in the shared header is a mirror for the reader,
  * so nothing user space writes can steer a kernel write out of bounds.
  */
-#include <linux/capability.h>
 #include <linux/mm.h>
-#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include "ringcap.h"
@@ -18,75 +16,46 @@
 /*
  * Ring memory is pinned for as long as the socket lives, and anyone with
  * CAP_NET_RAW in some network namespace (any user, through a user
- * namespace) can ask for it. So it is charged twice, as AF_XDP umems and
- * io_uring rings are: its pages to the allocating task's memory cgroup
- * (__GFP_ACCOUNT), and its size to the allocating user's locked_vm under
- * RLIMIT_MEMLOCK. user_struct is per user of the initial namespace, and
- * CAP_IPC_LOCK is checked there too, so new namespaces raise neither.
+ * namespace) can ask for it. Its pages and the ring's own structure are
+ * charged to the allocating task's memory cgroup (__GFP_ACCOUNT): that is
+ * the bound on what a user, a service or a container may hold, and a
+ * ring past the cgroup's memory.max fails with ENOMEM instead of waking
+ * the OOM killer. Each ring is bounded on its own by max_ring_mem.
+ *
+ * They are not charged to RLIMIT_MEMLOCK. AF_PACKET charges its rings to
+ * neither the lock limit nor the cgroup, and a capture that starts there
+ * must start here: four dumpcaps, which drop every capability before
+ * they open the device, hold 8 MiB of ring with libpcap's default buffer,
+ * and the lock limit (8 MiB by default) would refuse the fourth. The
+ * lock limit bounds what a user locks of its own memory (mlock()), and
+ * AF_XDP umems and io_uring buffers, which are the user's pages; a ring
+ * is the kernel's, as a socket's receive queue is.
  */
-static int ringcap_ring_charge(struct ringcap_ring *ring, unsigned long pages)
-{
-	struct user_struct *user;
-	unsigned long limit, old;
-
-	if (capable(CAP_IPC_LOCK))
-		return 0;
-	limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
-	user = get_current_user();
-	old = atomic_long_read(&user->locked_vm);
-	do {
-		if (pages > limit || old > limit - pages) {
-			free_uid(user);
-			return -ENOBUFS;
-		}
-	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &old, old + pages));
-	ring->user = user;
-	ring->locked_pages = pages;
-	return 0;
-}
-
-static void ringcap_ring_uncharge(struct ringcap_ring *ring)
-{
-	if (!ring->user)
-		return;
-	atomic_long_sub(ring->locked_pages, &ring->user->locked_vm);
-	free_uid(ring->user);
-}
-
 /*
  * A header page and data_size bytes, zeroed and charged: what the receive
  * and the transmit rings are made of. Returns the ring or an ERR_PTR:
- * -ENOBUFS over RLIMIT_MEMLOCK, -ENOMEM.
+ * -ENOMEM, past the memory cgroup's limit among others.
  */
 struct ringcap_ring *ringcap_ring_area(u32 data_size)
 {
 	struct ringcap_ring *ring;
 	struct ringcap_ring_hdr *hdr;
-	int err;
 
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return ERR_PTR(-ENOMEM);
 	ring->mmap_size = RINGCAP_HDR_BYTES + data_size;
-	err = ringcap_ring_charge(ring, ring->mmap_size >> PAGE_SHIFT);
-	if (err)
-		goto err_free_ring;
 	/* Past the cgroup's limit the caller gets ENOMEM, not the OOM killer. */
-	err = -ENOMEM;
 	hdr = __vmalloc(ring->mmap_size, GFP_KERNEL_ACCOUNT | __GFP_ZERO |
 					 __GFP_RETRY_MAYFAIL | __GFP_NOWARN);
-	if (!hdr)
-		goto err_uncharge;
+	if (!hdr) {
+		kfree(ring);
+		return ERR_PTR(-ENOMEM);
+	}
 	ring->hdr = hdr;
 	ring->data = (u8 *)hdr + RINGCAP_HDR_BYTES;
 	ring->data_size = data_size;
 	return ring;
-
-err_uncharge:
-	ringcap_ring_uncharge(ring);
-err_free_ring:
-	kfree(ring);
-	return ERR_PTR(err);
 }
 
 /* The receive ring; ERR_PTR as ringcap_ring_area(). */
@@ -118,7 +87,6 @@ void ringcap_ring_free(struct ringcap_ring *ring)
 	if (!ring)
 		return;
 	vfree(ring->hdr);
-	ringcap_ring_uncharge(ring);
 	kfree(ring);
 }
 

@@ -46,8 +46,6 @@ struct ringcap_ring {
 	u32 data_size;
 	size_t mmap_size;
 	u64 prod;	/* the producer position; the shared copy is a mirror */
-	struct user_struct *user;	/* charged locked_pages, or NULL */
-	unsigned long locked_pages;
 };
 
 struct ringcap_dev;

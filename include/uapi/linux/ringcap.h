@@ -131,10 +131,9 @@ struct sockaddr_ringcap {
  * snaplen follows the ring size: RINGCAP_SNAPLEN_FOR_RING(ring size).
  *
  * Memory: ring pages are charged to the memory cgroup of the task that
- * allocates the ring (at bind, RINGCAP_RING_INFO or mmap), and, unless it
- * has CAP_IPC_LOCK in the initial user namespace, to its user's locked
- * memory under RLIMIT_MEMLOCK: ENOBUFS past that limit, ENOMEM past the
- * cgroup's.
+ * allocates the ring (at bind, RINGCAP_RING_INFO or mmap): ENOMEM past
+ * the cgroup's limit. Not to RLIMIT_MEMLOCK, which AF_PACKET's rings do
+ * not count against either (earlier modules returned ENOBUFS past it).
  */
 #define RINGCAP_SNAPLEN_FOR_RING(data_size)				\
 	((data_size) / 2 - sizeof(struct ringcap_rec) < RINGCAP_SNAPLEN_MAX ? \

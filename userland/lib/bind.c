@@ -171,6 +171,11 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 		why = " (the device went away)";
 	else if (errno == EEXIST)
 		why = " (the cluster exists there with another policy or queue)";
+	/* The ring is allocated at bind: say which limit, and what to do. */
+	else if (errno == ENOMEM)
+		why = " (no memory for the ring under the memory cgroup's memory.max: raise it, or ask for a smaller ring)";
+	else if (errno == ENOBUFS)
+		why = " (the ring is past RLIMIT_MEMLOCK, which this ringcap module charges: raise it, ulimit -l or LimitMEMLOCK=, or ask for a smaller ring)";
 	if (queue < 0)
 		return rc_fail(rc, errno, "binding to %s (all queues): %s%s",
 			       ifname, strerror(errno), why);

@@ -54,10 +54,15 @@
  *                         buffer mapped read-only. A driver without it
  *                         fails activation, saying so: never a silent
  *                         copy-mode capture. "0" or empty: copy mode
- *   RINGCAP_WATERMARK=N   N, frames per wake-up outside immediate mode
- *                         (default ringcap_batch_watermark(): the frames
- *                         of up to 1518 bytes that fill a quarter of the
- *                         ring, as TPACKET_V3 wakes once per block; with
+ *   RINGCAP_WATERMARK=N   N, frames per wake-up outside immediate mode,
+ *                         fixed. Unset, N adapts (rc_pcap_adapt()): 64,
+ *                         as before, while frames come slower than 64
+ *                         per RC_PCAP_WAKE_MS (10 ms); under a rate
+ *                         sustained for a window of RC_PCAP_WINDOW_MS
+ *                         (1 s), what that rate brings in 10 ms, at
+ *                         most ringcap_batch_watermark(): the frames of
+ *                         up to 1518 bytes that fill a quarter of the
+ *                         ring, as TPACKET_V3 wakes once per block (with
  *                         RINGCAP_ZEROCOPY at most a quarter of the
  *                         NIC's buffers, which libringcap sees to)
  *   RINGCAP_RING_SIZE=B   ring data bytes, rounded up to a power of two
@@ -67,9 +72,10 @@
  *                         max_ring_mem, or the module's ring_size if the
  *                         application sets none
  *   RINGCAP_DEBUG=1       one line on stderr per opened handle: device,
- *                         queue, cluster, N, m, ring size, zero-copy,
- *                         transmit ring size (0: none), kernel or user
- *                         filter
+ *                         queue, cluster, N (and its adaptive range), m,
+ *                         ring size, zero-copy, kernel or user filter;
+ *                         one per change of an adaptive N, and one when
+ *                         the transmit socket is opened
  *
  * An empty variable counts as unset.
  *
@@ -80,7 +86,7 @@
  *                  handle keeps the requested value for the file header
  *   promisc        RINGCAP_PROMISC (held by the module while bound)
  *   immediate      N = 1: the reader is woken for every frame
- *   timeout T ms   N from RINGCAP_WATERMARK and m = T * 1000 us, at most
+ *   timeout T ms   N as RINGCAP_WATERMARK says and m = T * 1000 us, at most
  *                  RINGCAP_TIMEOUT_US_MAX: a frame waits at most T ms, as
  *                  libpcap promises; T = 0 keeps the module's timeout_us,
  *                  so a slow trickle is still delivered
@@ -99,10 +105,15 @@
  *   direction      ringcap captures received frames only: PCAP_D_IN and
  *                  PCAP_D_INOUT (which then sees no outgoing frames) are
  *                  accepted, PCAP_D_OUT is refused
- *   inject         the capture socket's own transmit ring
- *                  (RINGCAP_TX_RING_SIZE, 256 KiB, set before bind):
- *                  pcap_inject()/pcap_sendpacket() copy the frame in and
- *                  kick at once, as they are synchronous; the frame has
+ *   inject         the transmit ring (RINGCAP_TX_RING_SIZE, 256 KiB) of a
+ *                  transmit-only socket (ringcap_set_capture(rc, 0))
+ *                  bound to the same device and queue, opened by the
+ *                  first pcap_inject(), so that a capture that never
+ *                  sends holds no transmit ring; an open that fails
+ *                  fails that inject, saying why, and the next one
+ *                  tries again. pcap_inject()/pcap_sendpacket() copy
+ *                  the frame in and kick at once, as they are
+ *                  synchronous; the frame has
  *                  been handed to the device when they return. A frame
  *                  the device cannot take (shorter than 14 bytes, longer
  *                  than its MTU plus an Ethernet and a VLAN header), one
@@ -150,6 +161,23 @@
 #define RC_PCAP_TX_RING		(256U << 10)
 /* How long an inject waits for room in the ring, or for the device. */
 #define RC_PCAP_TX_PATIENCE_MS	250
+/*
+ * The adaptive wake-up (rc_pcap_adapt()). Unchanged applications such as
+ * fprobe hand each frame to a queue of their own (fprobe: 100 entries)
+ * that another thread drains, and lose what a batch brings beyond it:
+ * woken for 64 frames at a time, as libpcap-ring did before, they kept
+ * everything. A quarter of the ring at once (885 frames of fprobe's
+ * 256-byte snaplen in the default 1 MiB ring) overran fprobe's queue.
+ * So N starts at 64 and grows only under a rate sustained for a whole
+ * window (a second: a burst shorter than that is read 64 frames at a
+ * time), to what that rate brings in RC_PCAP_WAKE_MS: at most 100
+ * wake-ups a second from the watermark, which is the economy that
+ * matters under load (docs/BENCHMARKS.md, "three readers"), and no more
+ * than the quarter of the ring.
+ */
+#define RC_PCAP_WM_FLOOR	64
+#define RC_PCAP_WAKE_MS		10
+#define RC_PCAP_WINDOW_MS	1000
 
 /* What a device name and the environment ask of ringcap (rc_pcap_claim). */
 struct rc_pcap_req {
@@ -172,8 +200,18 @@ struct pcap_ringcap {
 	int nonblock;
 	int poll_ms;		/* blocking reads: -1 or the pcap timeout */
 	int wake_fd;		/* eventfd: pcap_breakloop() ends a poll() */
-	/* Why the socket has no transmit ring, or NULL: inject says it. */
-	const char *no_tx;
+	/*
+	 * The transmit-only socket, opened by the first pcap_inject()
+	 * (rc_pcap_tx_open()); NULL until then.
+	 */
+	struct ringcap *tx;
+	/*
+	 * The adaptive watermark: N now and its range; wm_max 0 when N is
+	 * fixed (immediate mode, RINGCAP_WATERMARK). Frames taken since
+	 * win_start (CLOCK_MONOTONIC ns) measure the rate.
+	 */
+	uint32_t wm, wm_min, wm_max;
+	uint64_t win_start, win_frames;
 	/* Transmit counters as last read, to tell a refusal's cause. */
 	struct ringcap_tx_stats tx_st;
 	/*
@@ -430,6 +468,48 @@ static int rc_pcap_deliver(pcap_t *p, struct pcap_ringcap *prc,
 	return 1;
 }
 
+static uint64_t rc_pcap_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Once a window has passed, set N to what the window's rate brings in
+ * RC_PCAP_WAKE_MS, within [wm_min, wm_max]. Called as frames are taken
+ * and before the reader sleeps, so an idle window (a long sleep, then
+ * the first frames of a burst) brings N back to wm_min before the burst
+ * is read: a short burst is always read 64 frames at a time.
+ */
+static void rc_pcap_adapt(struct pcap_ringcap *prc)
+{
+	uint64_t now, elapsed, want;
+	uint32_t n;
+
+	if (!prc->wm_max)
+		return;
+	now = rc_pcap_now_ns();
+	elapsed = now - prc->win_start;
+	if (elapsed < RC_PCAP_WINDOW_MS * 1000000ULL)
+		return;
+	want = prc->win_frames * (RC_PCAP_WAKE_MS * 1000000ULL) / elapsed;
+	n = want < prc->wm_min ? prc->wm_min :
+	    want > prc->wm_max ? prc->wm_max : (uint32_t)want;
+	prc->win_start = now;
+	prc->win_frames = 0;
+	if (n == prc->wm)
+		return;
+	/* Refused (it cannot be, in range), N stays where it was. */
+	if (ringcap_set_wakeup(prc->rc, n, RINGCAP_WAKEUP_KEEP))
+		return;
+	if (rc_pcap_env_flag("RINGCAP_DEBUG"))
+		fprintf(stderr, "ringcap: %s: N=%u (was %u)\n",
+			prc->req.ifname, n, prc->wm);
+	prc->wm = n;
+}
+
 static int rc_pcap_read(pcap_t *p, int max, pcap_handler cb, u_char *user)
 {
 	struct pcap_ringcap *prc = p->priv;
@@ -466,6 +546,8 @@ static int rc_pcap_read(pcap_t *p, int max, pcap_handler cb, u_char *user)
 				return PCAP_ERROR;
 			}
 			prc->count = ret;
+			prc->win_frames += (uint64_t)ret;
+			rc_pcap_adapt(prc);
 		}
 		if (!prc->count) {
 			prc->ufilter_until_empty = 0;
@@ -499,11 +581,8 @@ static int rc_pcap_read(pcap_t *p, int max, pcap_handler cb, u_char *user)
 /* Milliseconds left until deadline_ns (CLOCK_MONOTONIC), at least 0. */
 static int rc_pcap_ms_left(uint64_t deadline_ns)
 {
-	struct timespec ts;
-	uint64_t now;
+	uint64_t now = rc_pcap_now_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	return now >= deadline_ns ? 0 :
 	       (int)((deadline_ns - now + 999999) / 1000000);
 }
@@ -517,10 +596,10 @@ static int rc_pcap_refused(pcap_t *p, struct pcap_ringcap *prc, int size)
 {
 	struct ringcap_tx_stats st;
 
-	if (ringcap_tx_stats(prc->rc, &st)) {
+	if (ringcap_tx_stats(prc->tx, &st)) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 			 "ringcap: %s did not send the %d-byte frame (%s)",
-			 prc->req.ifname, size, ringcap_errmsg(prc->rc));
+			 prc->req.ifname, size, ringcap_errmsg(prc->tx));
 		return PCAP_ERROR;
 	}
 	if (st.refused_len != prc->tx_st.refused_len)
@@ -543,21 +622,60 @@ static int rc_pcap_refused(pcap_t *p, struct pcap_ringcap *prc, int size)
  * full device queue wakes no poll()), for RC_PCAP_TX_PATIENCE_MS at
  * most.
  */
+/*
+ * The transmit-only socket: bound to the capture's device and queue, it
+ * captures nothing (its receive ring is the smallest there is) and has
+ * the transmit ring. Opened by the first inject, not at activation:
+ * dumpcap and tcpdump never send, and a ring for each of them would
+ * only be memory charged for nothing. 0, or PCAP_ERROR saying why.
+ */
+static int rc_pcap_tx_open(pcap_t *p, struct pcap_ringcap *prc)
+{
+	struct ringcap *tx;
+	int err;
+
+	tx = ringcap_open();
+	if (!tx) {
+		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
+					  "ringcap: cannot send on %s: socket",
+					  prc->req.ifname);
+		return PCAP_ERROR;
+	}
+	if (ringcap_set_capture(tx, 0) ||
+	    ringcap_set_ring_size(tx, RINGCAP_RING_SIZE_MIN) ||
+	    ringcap_set_tx_ring(tx, RC_PCAP_TX_RING) ||
+	    ringcap_bind(tx, prc->req.ifname, prc->req.queue) ||
+	    ringcap_map(tx)) {
+		err = errno;
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: cannot send on %s: %s%s", prc->req.ifname,
+			 err == ENOPROTOOPT ?
+			 "the loaded ringcap module has no transmit ring" :
+			 ringcap_errmsg(tx),
+			 err == ENOMEM || err == ENOBUFS ?
+			 " (for the 256 KiB transmit ring)" : "");
+		ringcap_close(tx);
+		return PCAP_ERROR;
+	}
+	prc->tx = tx;
+	if (rc_pcap_env_flag("RINGCAP_DEBUG"))
+		fprintf(stderr, "ringcap: %s: transmit socket opened, tx_ring=%u\n",
+			prc->req.ifname, ringcap_tx_hdr(tx)->data_size);
+	return 0;
+}
+
 static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 {
 	struct pcap_ringcap *prc = p->priv;
-	const struct ringcap_tx_hdr *hdr = ringcap_tx_hdr(prc->rc);
-	uint32_t max = ringcap_tx_frame_max(prc->rc);
+	const struct ringcap_tx_hdr *hdr;
 	uint64_t refused, deadline;
-	struct timespec ts;
+	uint32_t max;
 	int ret;
 
-	if (!hdr) {
-		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
-			 "ringcap: cannot send on %s: %s", prc->req.ifname,
-			 prc->no_tx ? prc->no_tx : "the socket has no transmit ring");
+	if (!prc->tx && rc_pcap_tx_open(p, prc))
 		return PCAP_ERROR;
-	}
+	hdr = ringcap_tx_hdr(prc->tx);
+	max = ringcap_tx_frame_max(prc->tx);
 	/* Said here in libpcap's terms (an int), before libringcap would. */
 	if (size < ETH_HLEN || (uint32_t)size > max) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
@@ -565,10 +683,8 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 			 size, prc->req.ifname, ETH_HLEN, max);
 		return PCAP_ERROR;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	deadline = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec +
-		   RC_PCAP_TX_PATIENCE_MS * 1000000ULL;
-	while (ringcap_tx_put(prc->rc, buf, (uint32_t)size)) {
+	deadline = rc_pcap_now_ns() + RC_PCAP_TX_PATIENCE_MS * 1000000ULL;
+	while (ringcap_tx_put(prc->tx, buf, (uint32_t)size)) {
 		if (errno != EAGAIN)
 			goto fail;
 		if (!rc_pcap_ms_left(deadline)) {
@@ -577,13 +693,13 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 				 prc->req.ifname, RC_PCAP_TX_PATIENCE_MS);
 			return PCAP_ERROR;
 		}
-		if (ringcap_tx_wait(prc->rc, rc_pcap_ms_left(deadline)) < 0 &&
+		if (ringcap_tx_wait(prc->tx, rc_pcap_ms_left(deadline)) < 0 &&
 		    errno != EINTR)
 			goto fail;
 	}
 	/* The kernel's mirror; it moves only in a kick of ours. */
 	refused = __atomic_load_n(&hdr->refused, __ATOMIC_ACQUIRE);
-	while ((ret = ringcap_tx_flush(prc->rc)) == 1) {
+	while ((ret = ringcap_tx_flush(prc->tx)) == 1) {
 		if (!rc_pcap_ms_left(deadline)) {
 			/*
 			 * Published, it cannot be taken back: the next
@@ -595,7 +711,7 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 				 prc->req.ifname, RC_PCAP_TX_PATIENCE_MS);
 			return PCAP_ERROR;
 		}
-		if (ringcap_tx_wait(prc->rc, rc_pcap_ms_left(deadline)) < 0 &&
+		if (ringcap_tx_wait(prc->tx, rc_pcap_ms_left(deadline)) < 0 &&
 		    errno != EINTR)
 			goto fail;
 	}
@@ -606,7 +722,7 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 	return size;
 fail:
 	snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
-		 ringcap_errmsg(prc->rc));
+		 ringcap_errmsg(prc->tx));
 	return PCAP_ERROR;
 }
 
@@ -699,6 +815,9 @@ static void rc_pcap_cleanup(pcap_t *p)
 	if (prc->wake_fd >= 0)
 		close(prc->wake_fd);
 	prc->wake_fd = -1;
+	if (prc->tx)
+		ringcap_close(prc->tx);
+	prc->tx = NULL;
 	/* ringcap_close() owns the socket: keep the common code off it. */
 	ringcap_close(prc->rc);
 	prc->rc = NULL;
@@ -733,47 +852,12 @@ static unsigned long rc_pcap_max_ring(void)
 	return v;
 }
 
-/*
- * Bind with a transmit ring for pcap_inject(), where the module has one
- * and there is memory for it: a capture must not fail for the sake of
- * an inject it may never make. Without one, inject says why.
- */
-static int rc_pcap_bind(struct pcap_ringcap *prc)
-{
-	struct ringcap *rc = prc->rc;
-	int err;
-
-	prc->no_tx = NULL;
-	if (ringcap_set_tx_ring(rc, RC_PCAP_TX_RING)) {
-		if (errno != ENOPROTOOPT)
-			return -1;
-		prc->no_tx = "the loaded ringcap module has no transmit ring";
-	}
-	if (!ringcap_bind(rc, prc->req.ifname, prc->req.queue))
-		return 0;
-	err = errno;
-	/*
-	 * Past RLIMIT_MEMLOCK (ENOBUFS) or the cgroup's limit (ENOMEM)
-	 * the transmit ring, allocated last, may be what did not fit: try
-	 * once more without it (a failed bind leaves the option open).
-	 * Failing again, the receive ring is what does not fit.
-	 */
-	if (prc->no_tx || (err != ENOBUFS && err != ENOMEM))
-		return -1;
-	if (ringcap_set_tx_ring(rc, 0) ||
-	    ringcap_bind(rc, prc->req.ifname, prc->req.queue))
-		return -1;
-	prc->no_tx = err == ENOBUFS ?
-		     "there was no room for a transmit ring under RLIMIT_MEMLOCK when the handle was opened" :
-		     "there was no memory for a transmit ring when the handle was opened";
-	return 0;
-}
-
 static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 {
 	struct ringcap *rc = prc->rc;
 	unsigned long ring, wm, max;
 	uint32_t snap, m, size, n;
+	char adaptive[48];
 	socklen_t len;
 
 	ring = rc_pcap_env_num("RINGCAP_RING_SIZE", 0);
@@ -799,12 +883,19 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 	if (ringcap_set_snaplen(rc, snap) ||
 	    ringcap_set_promisc(rc, p->opt.promisc))
 		return -1;
+	prc->wm_max = 0;
 	if (p->opt.immediate) {
 		wm = 1;
 		m = RINGCAP_WAKEUP_KEEP;
 	} else {
-		wm = rc_pcap_env_num("RINGCAP_WATERMARK",
-				     ringcap_batch_watermark(size, snap));
+		wm = rc_pcap_env_num("RINGCAP_WATERMARK", 0);
+		if (!wm) {
+			/* Adaptive: from the floor, up to a quarter ring. */
+			prc->wm_max = ringcap_batch_watermark(size, snap);
+			prc->wm_min = prc->wm_max < RC_PCAP_WM_FLOOR ?
+				      prc->wm_max : RC_PCAP_WM_FLOOR;
+			wm = prc->wm_min;
+		}
 		/*
 		 * A frame may wait at most T ms; past the module's longest
 		 * timeout it waits less, which keeps that promise (the
@@ -826,27 +917,65 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 		return -1;
 	if (prc->req.zerocopy && ringcap_set_zerocopy(rc, 1))
 		return -1;
-	if (rc_pcap_bind(prc) || ringcap_map(rc))
+	if (ringcap_bind(rc, prc->req.ifname, prc->req.queue) ||
+	    ringcap_map(rc))
 		return -1;
+	/*
+	 * ringcap_map() may have lowered N for zero-copy: ask, and keep an
+	 * adaptive N within what it allows.
+	 */
+	len = sizeof(n);
+	if (!getsockopt(ringcap_fd(rc), SOL_RINGCAP, RINGCAP_WATERMARK, &n,
+			&len) && n < wm) {
+		wm = n;
+		if (prc->wm_max)
+			prc->wm_max = prc->wm_min = n;
+	}
+	prc->wm = (uint32_t)wm;
+	prc->win_start = rc_pcap_now_ns();
+	prc->win_frames = 0;
 	if (rc_pcap_env_flag("RINGCAP_DEBUG")) {
-		/* ringcap_map() may have lowered N for zero-copy: ask. */
-		len = sizeof(n);
-		if (!getsockopt(ringcap_fd(rc), SOL_RINGCAP, RINGCAP_WATERMARK,
-				&n, &len))
-			wm = n;
+		adaptive[0] = 0;
+		if (prc->wm_max)
+			snprintf(adaptive, sizeof(adaptive),
+				 " (adaptive, %u to %u)", prc->wm_min,
+				 prc->wm_max);
 		fprintf(stderr,
-			"ringcap: %s queue %d cluster %u:%s: N=%lu m=%s%u us ring=%u snaplen=%u zerocopy=%s tx_ring=%u\n",
+			"ringcap: %s queue %d cluster %u:%s: N=%lu%s m=%s%u us ring=%u snaplen=%u zerocopy=%s tx_ring=0 (opened by the first inject)\n",
 			prc->req.ifname, prc->req.queue, prc->req.cluster_id,
 			prc->req.cluster_id ?
 			ringcap_cluster_policy_name(prc->req.cluster_policy) :
-			"-", wm,
+			"-", wm, adaptive,
 			m == RINGCAP_WAKEUP_KEEP ? "default/" : "",
 			m == RINGCAP_WAKEUP_KEEP ? 0 : m,
 			ringcap_hdr(rc)->data_size, snap,
-			prc->req.zerocopy ? "yes" : "no",
-			ringcap_tx_hdr(rc) ? ringcap_tx_hdr(rc)->data_size : 0);
+			prc->req.zerocopy ? "yes" : "no");
 	}
 	return 0;
+}
+
+/*
+ * Why activation failed. A ring that did not fit names the limit that
+ * refused it, how to raise that, and the knobs that ask for less.
+ */
+static void rc_pcap_setup_error(pcap_t *p, struct pcap_ringcap *prc, int err)
+{
+	uint32_t size = 0;
+
+	if ((err != ENOMEM && err != ENOBUFS) ||
+	    ringcap_get_ring_size(prc->rc, &size)) {
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
+			 ringcap_errmsg(prc->rc));
+		return;
+	}
+	if (err == ENOMEM)
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: %s: no memory for a %u KiB ring under the memory cgroup's limit: raise memory.max of the capture's cgroup (systemd: MemoryMax=), or ask for a smaller ring (RINGCAP_RING_SIZE, tcpdump -B)",
+			 prc->req.ifname, size >> 10);
+	else
+		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: %s: a %u KiB ring is past RLIMIT_MEMLOCK, which this ringcap module charges: raise it (ulimit -l, LimitMEMLOCK=) or grant CAP_IPC_LOCK, or ask for a smaller ring (RINGCAP_RING_SIZE, tcpdump -B)",
+			 prc->req.ifname, size >> 10);
 }
 
 static int rc_pcap_activate(pcap_t *p)
@@ -907,8 +1036,7 @@ static int rc_pcap_activate(pcap_t *p)
 	}
 	if (rc_pcap_setup(p, prc)) {
 		err = errno;
-		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
-			 ringcap_errmsg(prc->rc));
+		rc_pcap_setup_error(p, prc, err);
 		rc_pcap_cleanup(p);
 		if (err == ENODEV)
 			return PCAP_ERROR_NO_SUCH_DEVICE;

@@ -58,6 +58,8 @@ static struct {
 	int tx_binds;		/* binds before it */
 	int tx_errno;		/* refuse the next RINGCAP_TX_RING_SIZE */
 	int tx_nobufs;		/* refuse the next bind with a transmit ring */
+	int capture_off;	/* ringcap_set_capture(rc, 0) on the last socket */
+	int wm_sets;		/* ringcap_set_wakeup() calls */
 	int kick_errno;		/* refuse the next kick with this */
 } k;
 
@@ -79,6 +81,7 @@ struct ringcap *ringcap_open(void)
 		fake_tx_free(&ftx);
 	ftx_ready = 0;
 	k.tx_ring = 0;
+	k.capture_off = 0;
 	fr.rc->tx_ring_size = 0;
 	return fr.rc;
 }
@@ -116,8 +119,11 @@ int ringcap_set_promisc(struct ringcap *rc, int on)
 int ringcap_set_wakeup(struct ringcap *rc, uint32_t n, uint32_t m)
 {
 	(void)rc;
-	k.watermark = n;
-	k.timeout_us = m;
+	if (n != RINGCAP_WAKEUP_KEEP)
+		k.watermark = n;
+	if (m != RINGCAP_WAKEUP_KEEP)
+		k.timeout_us = m;
+	k.wm_sets++;
 	return 0;
 }
 int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog)
@@ -139,6 +145,12 @@ int ringcap_set_zerocopy(struct ringcap *rc, int on)
 	(void)rc;
 	k.zerocopy = on;
 	k.zc_binds = k.binds;
+	return 0;
+}
+int ringcap_set_capture(struct ringcap *rc, int on)
+{
+	(void)rc;
+	k.capture_off = !on;
 	return 0;
 }
 int ringcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
@@ -662,11 +674,14 @@ static double ms_since(const struct timespec *t0)
 }
 
 /*
- * pcap_inject() and pcap_sendpacket() through the capture socket's
- * transmit ring: asked for before bind, frames sent byte for byte with
- * a kick each, refusals by length (here and by the kernel), a device
- * down, a device queue and then a ring that stay full, a device gone,
- * and handles without a transmit ring (an older module, no memory).
+ * pcap_inject() and pcap_sendpacket() through the transmit ring of a
+ * transmit-only socket that the first inject opens (none before: a
+ * capture that never sends holds no transmit ring), frames sent byte for
+ * byte with a kick each, refusals by length (here and by the kernel), a
+ * device down, a device queue and then a ring that stay full, a device
+ * gone, and a transmit ring that cannot be had (an older module, no
+ * memory, another refusal): the capture opens all the same, each inject
+ * says why, and a later one tries again.
  */
 static void test_inject(void)
 {
@@ -682,11 +697,15 @@ static void test_inject(void)
 		f[i] = (uint8_t)(i * 7 + 1);
 	binds = k.binds;
 	p = open_dev("ringcap:lo", 0, 0);
-	ok(k.tx_ring == 256 << 10 && k.tx_binds == binds && ftx_ready,
-	  "inject: a 256 KiB transmit ring asked for before bind, and mapped (%u)",
-	  k.tx_ring);
+	ok(k.binds == binds + 1 && !k.tx_ring && !ftx_ready && !k.capture_off,
+	  "inject: a capture opens with no transmit ring (%u)", k.tx_ring);
 	memset(&txg, 0, sizeof(txg));
 	ret = pcap_inject(p, f, 60);
+	ok(k.tx_ring == 256 << 10 && k.tx_binds == binds + 1 &&
+	  k.binds == binds + 2 && k.capture_off && ftx_ready &&
+	  k.ring_size == RINGCAP_RING_SIZE_MIN && !strcmp(k.ifname, "lo"),
+	  "the first inject opens a transmit-only socket on lo, the smallest receive ring, 256 KiB to send, asked for before its bind (%u)",
+	  k.tx_ring);
 	ok(ret == 60 && txg.n == 1 && txg.len == 60 && !memcmp(txg.last, f, 60) &&
 	  ftx.kicks == 1,
 	  "pcap_inject: 60 bytes, one kick, the device sent them byte for byte (ret %d)",
@@ -764,29 +783,102 @@ static void test_inject(void)
 	pcap_close(p);
 
 	/* No transmit ring: the capture opens all the same. */
-	k.tx_errno = ENOPROTOOPT;
 	p = open_dev("ringcap:lo", 0, 0);
+	k.tx_errno = ENOPROTOOPT;
 	ret = pcap_inject(p, f, 60);
 	ok(ret == -1 && !ftx_ready && !strcmp(pcap_geterr(p),
 	  "ringcap: cannot send on lo: the loaded ringcap module has no transmit ring"),
-	  "a module without transmit rings: capture opens, inject says why (%s)",
+	  "a module without transmit rings: inject says why (%s)",
 	  pcap_geterr(p));
 	pcap_close(p);
-	k.tx_nobufs = 1;
 	binds = k.binds;
 	p = open_dev("ringcap:lo", 0, 0);
+	k.tx_nobufs = 1;
 	ret = pcap_inject(p, f, 60);
-	ok(k.binds == binds + 1 && !k.tx_ring && !ftx_ready && ret == -1 &&
+	ok(k.binds == binds + 1 && !ftx_ready && ret == -1 &&
 	  !strcmp(pcap_geterr(p),
-	  "ringcap: cannot send on lo: there was no room for a transmit ring under RLIMIT_MEMLOCK when the handle was opened"),
-	  "bind refused (ENOBUFS) with a transmit ring: bound again without, inject says why (%s)",
+	  "ringcap: cannot send on lo: binding to lo (all queues): No buffer space available (for the 256 KiB transmit ring)"),
+	  "no room for the transmit ring: the inject fails saying so (%s)",
+	  pcap_geterr(p));
+	memset(&txg, 0, sizeof(txg));
+	ret = pcap_inject(p, f, 60);
+	ok(ret == 60 && ftx_ready && txg.n == 1,
+	  "... and the next one, with room, opens it and sends (ret %d)", ret);
+	pcap_close(p);
+	p = open_dev("ringcap:lo", 0, 0);
+	k.tx_errno = EINVAL;
+	ret = pcap_inject(p, f, 60);
+	ok(ret == -1 && !strcmp(pcap_geterr(p),
+	  "ringcap: cannot send on lo: setting transmit ring size to 262144: Invalid argument"),
+	  "any other refusal of the transmit ring fails the inject, saying so (%s)",
 	  pcap_geterr(p));
 	pcap_close(p);
-	k.tx_errno = EINVAL;
-	ret = try_open("ringcap:lo", err, NULL);
-	ok(ret == -2 && !strcmp(err,
-	  "ringcap: setting transmit ring size to 262144: Invalid argument"),
-	  "any other refusal of the transmit ring fails activation (%s)", err);
+	(void)err;
+}
+
+/*
+ * The adaptive watermark: 64 while frames come slowly, what a sustained
+ * rate brings in 10 ms once a 1 s window has shown it (at most the
+ * quarter ring's 168 full frames of the default 1 MiB), 64 again after
+ * an idle window; a burst after idleness is read at 64. RINGCAP_WATERMARK
+ * and immediate mode fix N.
+ */
+static uint32_t drain_burst(pcap_t *p, int frames)
+{
+	struct got g;
+	int i;
+
+	for (i = 0; i < frames; i += 400) {
+		put((uint32_t)i, frames - i < 400 ? frames - i : 400, 60);
+		memset(&g, 0, sizeof(g));
+		while (pcap_dispatch(p, -1, cb, (u_char *)&g) > 0)
+			;
+	}
+	return k.watermark;
+}
+
+static void test_adaptive(void)
+{
+	uint32_t n;
+	int sets;
+	pcap_t *p;
+
+	k.ring_size = 0;	/* the module's default, 1 MiB */
+	p = open_dev("ringcap:lo", 0, 0);
+	pcap_setnonblock(p, 1, NULL);
+	sets = k.wm_sets;
+	n = drain_burst(p, 20000);
+	ok(n == 64 && k.wm_sets == sets,
+	  "adaptive: a burst of 20000 frames inside the first window is read at N=64 (N=%u)",
+	  n);
+	usleep(1050000);
+	n = drain_burst(p, 1);
+	ok(n == 168 && k.wm_sets == sets + 1,
+	  "20000 frames in a window of ~1.05 s: N grows to the quarter ring, 168, not past it (N=%u)",
+	  n);
+	usleep(1050000);
+	n = drain_burst(p, 1);
+	ok(n == 64, "an idle window: N=64 again (N=%u)", n);
+	usleep(1050000);
+	n = drain_burst(p, 5000);
+	ok(n == 64, "... so the burst after it is read at 64 (N=%u)", n);
+	usleep(1000000);
+	/* 5001 frames in ~1 s: 50 in 10 ms, under the floor. */
+	n = drain_burst(p, 1);
+	ok(n == 64, "a slower rate (about 5000 a second) keeps N=64 (N=%u)",
+	  n);
+	pcap_close(p);
+
+	setenv("RINGCAP_WATERMARK", "16", 1);
+	p = open_dev("ringcap:lo", 0, 0);
+	pcap_setnonblock(p, 1, NULL);
+	drain_burst(p, 20000);
+	usleep(1050000);
+	n = drain_burst(p, 1);
+	unsetenv("RINGCAP_WATERMARK");
+	ok(n == 16, "RINGCAP_WATERMARK=16 fixes N under the same load (N=%u)",
+	  n);
+	pcap_close(p);
 }
 
 static void *breaker(void *arg)
@@ -810,10 +902,10 @@ int main(void)
 	p = open_dev("ringcap:lo", 0, 0);
 	ok(!strcmp(k.ifname, "lo") && k.queue == -1,
 	  "ringcap:lo binds lo, all queues");
-	/* 1 MiB, the module's default ring: a quarter holds 168 full frames. */
-	ok(k.snaplen == RINGCAP_SNAPLEN_MAX && k.watermark == 168 &&
+	/* N adapts from 64 up to the 168 full frames of a quarter ring. */
+	ok(k.snaplen == RINGCAP_SNAPLEN_MAX && k.watermark == 64 &&
 	  k.timeout_us == 100000,
-	  "snaplen capped at RINGCAP_SNAPLEN_MAX, N=168 full frames in a quarter of the ring, m=timeout (got %u %u %u)",
+	  "snaplen capped at RINGCAP_SNAPLEN_MAX, N=64 to start with, m=timeout (got %u %u %u)",
 	  k.snaplen, k.watermark, k.timeout_us);
 	ok(pcap_datalink(p) == DLT_EN10MB && pcap_get_selectable_fd(p) >= 0 &&
 	  !pcap_get_required_select_timeout(p),
@@ -972,13 +1064,12 @@ int main(void)
 	  k.timeout_us, k.ring_size, k.watermark);
 	open_close("ringcap:lo", 1000, 0x7fffffff, 0);
 	ok(k.timeout_us == 1000000 && k.ring_size == RINGCAP_RING_SIZE_MAX &&
-	  k.watermark == 172074,
-	  "timeout 1 s: m = 1 s; 2 GiB buffer: RINGCAP_RING_SIZE_MAX, N=172074 (got %u %u %u)",
+	  k.watermark == 64,
+	  "timeout 1 s: m = 1 s; 2 GiB buffer: RINGCAP_RING_SIZE_MAX, N=64 to start with (got %u %u %u)",
 	  k.timeout_us, k.ring_size, k.watermark);
-	/* Short records: more of them before the quarter is full. */
 	open_close("ringcap:lo", 1000, 1 << 20, 96);
-	ok(k.snaplen == 96 && k.watermark == 1927,
-	  "snaplen 96 in 1 MiB: N=1927 records of 136 bytes (got %u %u)",
+	ok(k.snaplen == 96 && k.watermark == 64,
+	  "snaplen 96 in 1 MiB: N=64 to start with (got %u %u)",
 	  k.snaplen, k.watermark);
 	setenv("RINGCAP_WATERMARK", "16", 1);
 	open_close("ringcap:lo", 1000, 0x7fffffff, 0);
@@ -986,6 +1077,7 @@ int main(void)
 	ok(k.watermark == 16, "RINGCAP_WATERMARK=16: N=16 (got %u)",
 	  k.watermark);
 
+	test_adaptive();
 	test_env();
 	test_env_zerocopy();
 	test_zerocopy_read();

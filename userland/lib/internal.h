@@ -56,9 +56,10 @@ struct ringcap {
 	 * The transmit ring, asked for with ringcap_set_tx_ring() and
 	 * mapped by ringcap_map(). hdr->producer is ours and
 	 * hdr->completion the kernel's, both accessed only with __atomic
-	 * builtins. Its geometry and frame_max are the checked copies
-	 * taken when it was mapped, never the shared header's values of
-	 * the moment, which anything sharing the mapping can write.
+	 * builtins. Its geometry is the checked copy taken when it was
+	 * mapped, never the shared header's values of the moment, which
+	 * anything sharing the mapping can write. frame_max is followed
+	 * (rc_tx_max() in tx.c): the kernel checks every record itself.
 	 */
 	uint32_t tx_ring_size;		/* asked for; 0: no transmit ring */
 	struct ringcap_tx_hdr *tx_hdr;	/* NULL until mapped */
@@ -66,8 +67,7 @@ struct ringcap {
 	int tx_mapped;			/* tx_hdr came from mmap() */
 	uint8_t *tx_data;
 	uint32_t tx_data_size;
-	uint32_t tx_dev_max;		/* the device's longest frame */
-	uint32_t tx_frame_max;		/* ... or what the ring holds, if less */
+	uint32_t tx_dev_max;		/* the device's longest frame at map */
 	/*
 	 * Private write position: records below it are written, and only
 	 * those below tx_pub are published (hdr->producer); flushing

@@ -280,9 +280,10 @@ int ringcap_tx_wait(struct ringcap *rc, int timeout_ms);
 
 /*
  * The longest frame ringcap_tx_put() takes: the bound device's MTU plus
- * an Ethernet and a VLAN header (hdr->frame_max at map time), or less
- * if the ring itself is smaller than that record. 0 without a mapped
- * transmit ring.
+ * an Ethernet and a VLAN header as of the last kick (hdr->frame_max,
+ * which each kick renews from the MTU it finds; the kernel checks every
+ * frame against the MTU at its own kick), or less if the ring itself is
+ * smaller than that record. 0 without a mapped transmit ring.
  */
 uint32_t ringcap_tx_frame_max(const struct ringcap *rc);
 

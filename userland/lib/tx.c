@@ -36,22 +36,36 @@
 void rc_attach_tx(struct ringcap *rc, struct ringcap_tx_hdr *hdr,
 		  const struct ringcap_ring_info *info, uint32_t frame_max)
 {
-	uint32_t ring_max = info->data_size - sizeof(struct ringcap_tx_rec);
-
 	rc->tx_hdr = hdr;
 	rc->tx_map_size = info->mmap_size;
 	rc->tx_data = (uint8_t *)hdr + info->data_offset;
 	rc->tx_data_size = info->data_size;
 	rc->tx_dev_max = frame_max;
-	/*
-	 * A record must fit in the data area (it never wraps), so a small
-	 * ring caps the frame below what the device takes.
-	 */
-	rc->tx_frame_max = frame_max < ring_max ? frame_max : ring_max;
 	/* Only we write producer, so a relaxed load sees our own value. */
 	rc->tx_prod = __atomic_load_n(&hdr->producer, __ATOMIC_RELAXED);
 	rc->tx_pub = rc->tx_prod;
 	rc->tx_comp = __atomic_load_n(&hdr->completion, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * The longest frame the ring takes now; *dev the device's part of it.
+ * The kernel rewrites hdr->frame_max at each kick from the MTU it finds
+ * then, and checks every record against that itself, so the shared
+ * value can be followed here: a stray write can only make a put accept
+ * what the kick refuses (and counts), or refuse early. One below an
+ * Ethernet header is such a write: the mapped copy stands in. A record
+ * must fit in the data area (it never wraps), so a small ring caps the
+ * frame below what the device takes.
+ */
+static uint32_t rc_tx_max(const struct ringcap *rc, uint32_t *dev)
+{
+	uint32_t d = __atomic_load_n(&rc->tx_hdr->frame_max, __ATOMIC_RELAXED);
+	uint32_t ring = rc->tx_data_size - sizeof(struct ringcap_tx_rec);
+
+	if (d < ETH_HLEN)
+		d = rc->tx_dev_max;
+	*dev = d;
+	return d < ring ? d : ring;
 }
 
 static int rc_tx_none(struct ringcap *rc)
@@ -100,15 +114,15 @@ static int rc_tx_room(struct ringcap *rc, uint32_t need)
 int ringcap_tx_put(struct ringcap *rc, const void *frame, uint32_t len)
 {
 	struct ringcap_tx_rec *rec;
-	uint32_t rec_len, off, tail;
+	uint32_t rec_len, off, tail, max, dev;
 
 	if (!rc->tx_hdr)
 		return rc_tx_none(rc);
-	if (len < ETH_HLEN || len > rc->tx_frame_max)
+	max = rc_tx_max(rc, &dev);
+	if (len < ETH_HLEN || len > max)
 		return rc_fail(rc, EMSGSIZE,
 			       "cannot send a frame of %u bytes: the transmit ring takes %u to %u (%s)",
-			       len, ETH_HLEN, rc->tx_frame_max,
-			       rc->tx_frame_max < rc->tx_dev_max ?
+			       len, ETH_HLEN, max, max < dev ?
 			       "what one record of the ring holds" :
 			       "the device's MTU plus an Ethernet and a VLAN header");
 	rec_len = rc_tx_rec_len(len);
@@ -254,7 +268,9 @@ int ringcap_tx_wait(struct ringcap *rc, int timeout_ms)
 
 uint32_t ringcap_tx_frame_max(const struct ringcap *rc)
 {
-	return rc->tx_hdr ? rc->tx_frame_max : 0;
+	uint32_t dev;
+
+	return rc->tx_hdr ? rc_tx_max(rc, &dev) : 0;
 }
 
 const struct ringcap_tx_hdr *ringcap_tx_hdr(const struct ringcap *rc)

@@ -314,6 +314,24 @@ static void lengths(void)
 	   ringcap_tx_put(ft.rc, frame(0, 0), UINT32_MAX) == -1 &&
 	   errno == EMSGSIZE, "0 and 2^32-1 bytes: EMSGSIZE");
 	ok(ft.rc->tx_prod == 0, "refused frames take no room");
+
+	/* A kick renews frame_max from the MTU it finds (the MTU changed). */
+	ft.hdr->frame_max = 2000;
+	ok(ringcap_tx_frame_max(ft.rc) == 2000 &&
+	   ringcap_tx_put(ft.rc, frame(1600, 0), 1600) == 0,
+	   "a kick's frame_max of 2000 (MTU raised): frame_max 2000, 1600 bytes taken");
+	ft.hdr->frame_max = 1000;
+	errno = 0;
+	ret = ringcap_tx_put(ft.rc, frame(1001, 0), 1001);
+	ok(ringcap_tx_frame_max(ft.rc) == 1000 && ret == -1 &&
+	   errno == EMSGSIZE && strstr(ringcap_errmsg(ft.rc), "takes 14 to 1000"),
+	   "a kick's frame_max of 1000 (MTU lowered): 1001 bytes EMSGSIZE (%s)",
+	   ringcap_errmsg(ft.rc));
+	ft.hdr->frame_max = 5;
+	ok(ringcap_tx_frame_max(ft.rc) == FRAME_MAX,
+	   "a frame_max below an Ethernet header (a stray write): the mapped %u",
+	   FRAME_MAX);
+	ft.hdr->frame_max = FRAME_MAX;
 	tx_free(&ft);
 
 	/* A device that takes more than the ring holds in one record. */

@@ -41,20 +41,6 @@ void fz_ipv6_off(const char *dev)
 	close(fd);
 }
 
-/* ifconfig NAME up, in the worker's current netns */
-static int set_up(struct fz_worker *w, const char *name)
-{
-	struct ifreq ifr;
-	int fd = w->ctl_fd[w->gen];
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, IFNAMSIZ, "%s", name);
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr))
-		return -errno;
-	ifr.ifr_flags |= IFF_UP;
-	return ioctl(fd, SIOCSIFFLAGS, &ifr) ? -errno : 0;
-}
-
 static int free_slot(struct fz_worker *w, int not)
 {
 	int i;
@@ -138,7 +124,7 @@ int fz_session_veth(struct fz_worker *w, char *a, char *b)
 		return err;
 	fz_ipv6_off(a);
 	fz_ipv6_off(b);
-	err = set_up(w, a) ?: set_up(w, b);
+	err = fz_set_updown(w, a, true) ?: fz_set_updown(w, b, true);
 	idx = if_nametoindex(a);
 	if (err || !idx) {
 		fz_nl_del(a);
@@ -162,7 +148,7 @@ static int make_veth(struct fz_worker *w)
 	if (!err) {
 		fz_ipv6_off(na);
 		fz_ipv6_off(nb);
-		err = set_up(w, na) ?: set_up(w, nb);
+		err = fz_set_updown(w, na, true) ?: fz_set_updown(w, nb, true);
 	}
 	fz_count(OP_DEV_CREATE, err < 0);
 	if (err < 0)
@@ -184,7 +170,7 @@ static int make_sim(struct fz_worker *w)
 	err = fz_nl_add(name, "ringcap_sim");
 	if (!err) {
 		fz_ipv6_off(name);
-		err = set_up(w, name);
+		err = fz_set_updown(w, name, true);
 	}
 	fz_count(OP_DEV_CREATE, err < 0);
 	if (err < 0)

@@ -729,15 +729,25 @@ static void test_inject(void)
 	  ftx.kicks == kicks, "1519 bytes: refused before the ring (%s)",
 	  pcap_geterr(p));
 
-	/* The kernel's refusals: its frame_max, then the device down. */
-	ftx.hdr->frame_max = 1000;
+	/*
+	 * The kernel's refusals: a length past an MTU lowered since the
+	 * last kick, then the device down.
+	 */
+	ftx.dev_max = 1000;
 	ret = pcap_inject(p, f, 1200);
 	ok(ret == -1 && !strcmp(pcap_geterr(p),
 	  "ringcap: lo refused the 1200-byte frame as too short or too long for it") &&
 	  txg.n == 2,
 	  "a frame the kernel refuses by length: PCAP_ERROR saying so (%s)",
 	  pcap_geterr(p));
-	ftx.hdr->frame_max = 1518;
+	kicks = ftx.kicks;
+	ret = pcap_inject(p, f, 1200);
+	ok(ret == -1 && !strcmp(pcap_geterr(p),
+	  "ringcap: cannot send a frame of 1200 bytes on lo: it takes 14 to 1000 bytes (its MTU plus an Ethernet and a VLAN header)") &&
+	  ftx.kicks == kicks,
+	  "... and once that kick renewed frame_max, refused before the ring (%s)",
+	  pcap_geterr(p));
+	ftx.dev_max = 1518;
 	ftx.down = 1;
 	ret = pcap_inject(p, f, 100);
 	ok(ret == -1 && !strcmp(pcap_geterr(p),

@@ -200,6 +200,7 @@ void fake_tx_init(struct fake_tx *ft, uint32_t data_size, uint64_t start,
 	ft->data = (uint8_t *)map + FAKE_HDR_BYTES;
 	ft->done = start;
 	ft->budget = -1;
+	ft->dev_max = frame_max;
 
 	if (!rc) {
 		rc = calloc(1, sizeof(*rc));
@@ -241,6 +242,7 @@ int fake_tx_kick(struct fake_tx *ft)
 	uint64_t prod;
 
 	ft->kicks++;
+	ft->hdr->frame_max = ft->dev_max;
 	/* Acquire pairs with the application's release of producer. */
 	prod = __atomic_load_n(&ft->hdr->producer, __ATOMIC_ACQUIRE);
 	if (prod % RINGCAP_REC_ALIGN || prod - ft->done > size) {
@@ -265,7 +267,7 @@ int fake_tx_kick(struct fake_tx *ft)
 		}
 		if (r.flags & RINGCAP_TX_PAD) {
 			ft->pads++;
-		} else if (r.len < 14 || r.len > ft->hdr->frame_max) {
+		} else if (r.len < 14 || r.len > ft->dev_max) {
 			ft->refused++;
 		} else if (ft->down) {
 			ft->refused_down++;

@@ -67,10 +67,12 @@ int fake_zc_frame_ok(const struct fake_ring *fr, const struct ringcap_pkt *pkt,
  * A transmit ring in ordinary memory with a consumer that follows the
  * ABI text as the kernel does: records in [completion, producer) taken
  * in order (acquire load of producer), each checked, pads skipped,
- * frames shorter than 14 or longer than frame_max refused and counted
+ * frames shorter than 14 or longer than dev_max refused and counted
  * (refused), as are all while the device is down (refused_down),
  * completion stored with release semantics. The "device" takes at most
- * budget frames per kick (-1: all), as a device queue that fills.
+ * budget frames per kick (-1: all), as a device queue that fills. Each
+ * kick first writes dev_max, the device's longest frame now, into
+ * hdr->frame_max, as the kernel does from the MTU it finds.
  */
 struct fake_tx {
 	struct ringcap_tx_hdr *hdr;
@@ -79,6 +81,7 @@ struct fake_tx {
 	uint64_t done;		/* the kernel's own completion */
 	int budget;		/* frames the device takes per kick; -1: all */
 	int down;		/* the device is down: frames refused */
+	uint32_t dev_max;	/* longest frame the device takes now */
 	unsigned long kicks, sent, pads, refused, refused_down, full, bad;
 	/* Every frame sent, for the test to look at: called in order. */
 	void (*on_frame)(void *arg, const uint8_t *frame, uint32_t len);

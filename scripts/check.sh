@@ -216,17 +216,17 @@ debug_paths_env=(
 	-e "RC_XDP_ONLY=xdp_takes gone_after_close queue_repeat target_quiet unregister netns_local"
 	-e "RC_E1000E_ONLY=t_refuse t_splice t_kill t_gone t_zc_nobody t_e1000e t_down t_mtu t_account_drv t_works"
 )
-# Seconds per guest, boot included: one and a half times the longest
-# measured duration or more (docs/CI.md, warm runs on 6391711 and
-# 198498a: debug paths 1437, debug core 799 and 801, 6.1's core 1394 and
-# 986, 6.1's e1000e 749 and 764, 6.12's core 1017 and 693).
+# Seconds per guest, boot included: about one and a half times the
+# longest measured duration (docs/CI.md; the cold run on 8f6d0e0: debug
+# paths 1011, debug core 486, 6.12's core 899, 6.1's core 1470 with
+# its bpftrace.sh 773, 6.1's e1000e 1133).
 # RINGCAP_CHECK_TIMEOUT and RINGCAP_CHECK_TIMEOUT_DEBUG override them for
 # distro and debug guests.
 declare -A job_timeout=(
-	[debug:core]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-1200}
-	[debug:paths]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-2400}
+	[debug:core]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-800}
+	[debug:paths]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-1600}
 	[e1000e]=${RINGCAP_CHECK_TIMEOUT:-1700}
-	[core]=${RINGCAP_CHECK_TIMEOUT:-2000}
+	[core]=${RINGCAP_CHECK_TIMEOUT:-2200}
 )
 job_name() { # KIND:PART -> the results' name
 	local kind=${1%%:*}
@@ -338,9 +338,11 @@ fi
 # The jobs in the order the two workers take them. The 82574L areas run
 # in full on the first distro kernel (6.1) only: a second e1000e guest
 # would add about 15 minutes to a run that must fit in CI's 90. With the
-# measured durations (docs/CI.md) this order gives two lanes within
-# about 10 % of each other: 6.12's core, the debug core and 6.1's e1000e
-# on one, the debug paths and 6.1's core on the other.
+# measured durations (docs/CI.md) this order gives two lanes within a
+# few per cent of each other: 6.12's core, the debug core and 6.1's
+# e1000e on one, the debug paths and 6.1's core on the other (the cold
+# run on 8f6d0e0: 2518 and 2481 s; starting 6.1's core first, its
+# longest guest, would have given 2369 and 2630).
 gjobs=()
 if [ "$distro" = 1 ]; then
 	for k in "${kvers[@]:1}"; do gjobs+=("$k:core"); done

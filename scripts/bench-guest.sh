@@ -127,7 +127,8 @@ apps=()
 bt= perf_pid= ebt_pid=
 cleanup() {
 	local p
-	for p in "${apps[@]+"${apps[@]}"}" $bt $perf_pid $ebt_pid; do kill "$p" 2>/dev/null || true; done
+	for p in "${apps[@]+"${apps[@]}"}" $bt $perf_pid; do kill "$p" 2>/dev/null || true; done
+	[ -z "$ebt_pid" ] || bt_kill "$ebt_pid"
 	rm -rf "$out"
 }
 trap cleanup EXIT
@@ -839,9 +840,8 @@ explain_runs() {
 		*) script=drops.bt ;;
 		esac
 		if [ -n "$script" ]; then
-			bpftrace -B none "$top/userland/bpftrace/$script" 0 \
-				>"$EXPLAIN/$name.drops" 2>&1 &
-			ebt_pid=$!
+			bt_spawn "$EXPLAIN/$name.drops" "$top/userland/bpftrace/$script" 0
+			ebt_pid=$bt_pid
 			wait_for 120 grep -q '^Tracing' "$EXPLAIN/$name.drops" ||
 				{ echo "bench: $script did not start:" >&2; cat "$EXPLAIN/$name.drops" >&2; }
 		fi

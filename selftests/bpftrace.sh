@@ -87,6 +87,7 @@ stock=()	# PCI addresses the stock e1000e held
 cleanup() {
 	local p
 	set +e
+	for p in "${!BT_LIFE[@]}"; do bt_kill "$p"; done
 	for p in "${pids[@]}"; do
 		kill -CONT "$p" 2>/dev/null
 		kill -INT "$p" 2>/dev/null
@@ -192,16 +193,16 @@ stop_pid() {
 bt_start() {
 	local name=$1 script=$2
 	shift 2
-	bpftrace -B none "$BT/$script" "$@" >"$tmp/bt.$name" 2>&1 &
-	pids+=($!)
-	BTPID[$name]=$!
+	bt_spawn "$tmp/bt.$name" "$BT/$script" "$@"
+	pids+=("$bt_pid")
+	BTPID[$name]=$bt_pid
 	if ! wait_for 180 grep -q "Ctrl-C" "$tmp/bt.$name"; then
 		echo "# bpftrace $script did not start:"
 		show "$tmp/bt.$name"
 		return 1
 	fi
 }
-# bt_stop NAME: SIGINT, wait for its END block
+# bt_stop NAME: end it (bt_halt) after its END block
 bt_stop() {
 	bt_halt "${BTPID[$1]}" "$tmp/bt.$1" || { echo "# bpftrace $1 ended without its totals:"; show "$tmp/bt.$1"; }
 }

@@ -192,21 +192,51 @@ thread_cpus() {
 	awk '/^Cpus_allowed_list:/ {print $2}' "/proc/$pid/status"
 }
 
-# bt_halt PID FILE: end a background bpftrace (started with -B none, its
-# output in FILE) so that its END block runs and prints "=== end". SIGINT
-# can go unanswered on a loaded TCG host (seen once in about twenty runs
-# on 6.1): ask again after 60 s, and after 180 s kill it. 0 if FILE has
-# its totals, 1 if not.
+# bt_spawn OUT SCRIPT [ARGS]: bpftrace -B none SCRIPT in the background,
+# its output in OUT, its pid in $bt_pid; bt_halt ends it.
+#
+# bpftrace 0.17 acts on SIGINT only when the signal interrupts its
+# epoll_wait(): one that lands between two polls (every 100 ms) sets a
+# flag that nothing reads again (poll_perf_events in its bpftrace.cpp).
+# Under TCG that left a bpftrace running 60 s after SIGINT in about one
+# guest in three. After every poll, though, it looks whether the process
+# given to -p is alive, and ends through its END block when it is not
+# (-p attaches nothing else to that process but USDT probes and
+# watchpoints, which the scripts have none of). So each bpftrace gets a
+# lifeline of its own, a sleep, which bt_halt kills.
+declare -gA BT_LIFE=()
+bt_spawn() {
+	local out=$1 life
+	shift
+	# Not on the caller's stdout: a lifeline left behind would hold a
+	# pipe that run_guest.sh reads to its end.
+	sleep 1d </dev/null >/dev/null 2>&1 &
+	life=$!
+	bpftrace -B none -p "$life" "$@" >"$out" 2>&1 &
+	bt_pid=$!
+	BT_LIFE[$bt_pid]=$life
+}
+
+# bt_kill PID: kill a bpftrace of bt_spawn that failed to start, and its
+# lifeline
+bt_kill() {
+	kill "$1" "${BT_LIFE[$1]:-}" 2>/dev/null || true
+	wait "$1" "${BT_LIFE[$1]:-}" 2>/dev/null || true
+	unset "BT_LIFE[$1]"
+}
+
+# bt_halt PID FILE: end a bpftrace of bt_spawn (output in FILE) so that
+# its END block runs and prints "=== end"; after 120 s (detaching takes
+# seconds under TCG) kill it. 0 if FILE has its totals, 1 if not.
 bt_halt() {
-	local pid=$1 out=$2
-	kill -INT "$pid" 2>/dev/null || true
-	if ! wait_for 60 eval "! kill -0 $pid || grep -q '^=== end' '$out'"; then
-		echo "# bpftrace $pid still running 60 s after SIGINT; again"
-		kill -INT "$pid" 2>/dev/null || true
-		wait_for 120 eval "! kill -0 $pid || grep -q '^=== end' '$out'" || true
-	fi
-	# Printed its totals (unbuffered), perhaps still detaching: let it.
-	wait_for 30 eval "! kill -0 $pid" || kill -KILL "$pid" 2>/dev/null || true
+	local pid=$1 out=$2 life=${BT_LIFE[$1]:-}
+	kill "$life" 2>/dev/null || echo "# bt_halt: $pid is no bpftrace of bt_spawn"
+	wait "$life" 2>/dev/null || true
+	unset "BT_LIFE[$pid]"
+	wait_for 120 eval "! kill -0 $pid" || {
+		echo "# bpftrace $pid still running 120 s after its lifeline ended; killed"
+		kill -KILL "$pid" 2>/dev/null || true
+	}
 	wait "$pid" 2>/dev/null || true
 	grep -q '^=== end' "$out"
 }

@@ -336,14 +336,13 @@ alloc_watch_start() {
 	END { printf("=== end\n"); clear(@in_irq); }
 	EOF
 	AW_IRQS=$(sed 's/args->irq == //g; s/ || /,/g' <<<"$irqs")
-	bpftrace -B none "$tmp/allocs.bt" >"$AW_OUT" 2>&1 &
-	AW_PID=$!
+	bt_spawn "$AW_OUT" "$tmp/allocs.bt"
+	AW_PID=$bt_pid
 	# Compiling takes 10-30 s under TCG.
 	wait_for 240 grep -q '^attached' "$AW_OUT" && return 0
 	AW_WHY="bpftrace did not attach: $(grep -v '^attached' "$AW_OUT" | tail -n 3 | tr '\n' ' ')"
 	[ -r /sys/kernel/btf/vmlinux ] || { AW_RC=4; AW_WHY+=" ($(uname -r) has no BTF)"; }
-	kill "$AW_PID" 2>/dev/null || true
-	wait "$AW_PID" 2>/dev/null || true
+	bt_kill "$AW_PID"
 	AW_PID=
 	return 1
 }

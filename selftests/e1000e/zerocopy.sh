@@ -179,13 +179,12 @@ kt_start() {
 	KT_OUT=$tmp/kthreads.out KT_PID= KT_WHY=
 	command -v bpftrace >/dev/null || { KT_WHY="no bpftrace (apt-get install bpftrace)"; return; }
 	[ -r /sys/kernel/btf/vmlinux ] || { KT_WHY="$(uname -r) has no BTF (CONFIG_DEBUG_INFO_BTF): kthreads.bt needs it"; return; }
-	bpftrace -B none "$BTDIR/kthreads.bt" >"$KT_OUT" 2>&1 &
-	KT_PID=$!
+	bt_spawn "$KT_OUT" "$BTDIR/kthreads.bt"
+	KT_PID=$bt_pid
 	wait_for 240 eval 'grep -q "^Tracing" "$KT_OUT" || ! kill -0 "$KT_PID" 2>/dev/null' &&
 		grep -q '^Tracing' "$KT_OUT" && return 0
 	KT_WHY="kthreads.bt did not attach: $(tail -n 3 "$KT_OUT" | tr '\n' ' ')"
-	kill "$KT_PID" 2>/dev/null || true
-	wait "$KT_PID" 2>/dev/null || true
+	bt_kill "$KT_PID"
 	KT_PID=
 }
 kt_stop() {

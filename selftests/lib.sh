@@ -146,8 +146,16 @@ load_ringcap() {
 	fi
 }
 
-# kv KEY TEXT: the value of the last KEY=VALUE in TEXT (a tool's summary)
-kv() { sed -n "s/.*[ :]$1=\([^ ]*\).*/\1/p" <<<"$2" | tail -n 1; }
+# kv KEY TEXT: the value of the last KEY=VALUE in TEXT (a tool's summary),
+# KEY after a space or a colon. In bash alone: on the debug kernel under
+# TCG each program started costs a second or two.
+kv() {
+	local re=".*[ :]$1=([^ ]*)" line v=
+	while IFS= read -r line; do
+		[[ $line =~ $re ]] && v=${BASH_REMATCH[1]}
+	done <<<"$2"
+	[ -z "$v" ] || echo "$v"
+}
 # Background ringcounts by ID, which the caller starts: pids in RCPID,
 # output files in RCOUT, summary lines in RCSUM (associative arrays the
 # caller declares). rc_stop ID stops one and keeps its summary line;
@@ -165,13 +173,32 @@ rc_val() { kv "$2" "${RCSUM[$1]}"; }
 # The socket line of PID in /proc/net/ringcap (empty if it has none), and
 # a column of it: 2 inode, 4 queue, 6 received, 7 dropped, 8 filtered,
 # 9 wakeups, 11 filter.
-proc_line() { awk -v p="$1" '$1 == p' /proc/net/ringcap; }
-proc_field() { proc_line "$1" | awk -v c="$2" '{ print $c; exit }'; }
+# (These three in bash alone, as kv: tests poll them every 0.1 s.)
+proc_line() {
+	local line f
+	while IFS= read -r line; do
+		read -r f _ <<<"$line"
+		[ "$f" != "$1" ] || echo "$line"
+	done </proc/net/ringcap
+}
+proc_field() {
+	local line f
+	while IFS= read -r line; do
+		read -r -a f <<<"$line"
+		[ "${f[0]:-}" = "$1" ] || continue
+		echo "${f[$2 - 1]:-}"
+		return 0
+	done </proc/net/ringcap
+}
 # The init-netns interface with this MAC.
 iface_by_mac() {
-	local f
+	local f a
 	for f in /sys/class/net/*/address; do
-		[ "$(cat "$f")" = "$1" ] && { basename "$(dirname "$f")"; return 0; }
+		read -r a <"$f" || continue
+		[ "$a" = "$1" ] || continue
+		f=${f%/address}
+		echo "${f##*/}"
+		return 0
 	done
 	return 1
 }

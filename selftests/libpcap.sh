@@ -476,10 +476,10 @@ cluster_members() {
 # cluster_send PREFIX: 600 frames of 40 flows into the members, which
 # then stop
 cluster_send() {
-	local m
+	local m p=$1	# in wait_for's eval $1 is wait_for's own
 	cluster_py inject "$INJECT" 600 40
-	wait_for 30 eval '[ $(( $(chk count "$tmp/${1}1.pcap") +
-		$(chk count "$tmp/${1}2.pcap") + $(chk count "$tmp/${1}3.pcap") )) -ge 600 ]' ||
+	wait_for 30 eval '[ $(( $(chk count "$tmp/${p}1.pcap") +
+		$(chk count "$tmp/${p}2.pcap") + $(chk count "$tmp/${p}3.pcap") )) -ge 600 ]' ||
 		true
 	sleep 0.5	# a frame twice would have to come now
 	for m in 1 2 3; do tcpdump_wait "$1$m" 10 stop; done

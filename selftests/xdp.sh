@@ -165,7 +165,10 @@ xdp_target() { ip -o link show | sed -n 's/^[0-9]*: \(ringcapxdp[0-9]*\):.*/\1/p
 proc_path() { proc_line "$1" | awk '{ print $NF; exit }'; }
 # In mode 2 libringcap attaches the program just after bind: until it has
 # handed the link (or why not) over, the path reads hook:no-program.
-path_settled() { wait_for 10 eval '[ "$(proc_path "$1")" != hook:no-program ]' || true; }
+path_settled() {
+	local pid=$1	# in wait_for's eval $1 is wait_for's own
+	wait_for 10 eval '[ "$(proc_path "$pid")" != hook:no-program ]' || true
+}
 # grep -q stops at the match: a writer in a pipeline would then die of
 # SIGPIPE and fail it (pipefail), so the writers feed it from <(...).
 has_xdp() { grep -q 'prog/xdp' <(ip -d link show "$1"); }

@@ -63,6 +63,9 @@ TESTS=${words[*]}
 [ -z "${RC_FUZZ_SECONDS:-}" ] || [[ " $TESTS " == *" fuzz/fuzz.sh "* ]] ||
 	TESTS+=" fuzz/fuzz.sh"
 TIMEOUT=${RC_TEST_TIMEOUT:-1200}
+# Each result's seconds go to artifacts/times in a scripts/vm/run guest.
+times=
+[ -z "${RINGCAP_VM_ARTIFACTS:-}" ] || times=$RINGCAP_VM_ARTIFACTS/times
 
 . "$here/lib.sh"	# ok, not_ok
 n=0
@@ -106,6 +109,7 @@ fi
 # One program: stream its output, renumbering its results into ours.
 run_one() {
 	local name=$1 cmd=$2 line rc= results=0 fails=0 start=$SECONDS
+	local last=$SECONDS
 
 	echo "# ---- $name"
 	while IFS= read -r line; do
@@ -113,6 +117,10 @@ run_one() {
 			rc=${BASH_REMATCH[1]}
 		elif [[ $line =~ ^(not\ )?ok\ [0-9]+\ (.*)$ ]]; then
 			results=$((results + 1))
+			# seconds since the previous result, to find slow cases
+			[ -z "$times" ] || printf '%4d %s: %s\n' $((SECONDS - last)) \
+				"$name" "${BASH_REMATCH[2]}" >>"$times"
+			last=$SECONDS
 			if [ -n "${BASH_REMATCH[1]}" ]; then
 				fails=$((fails + 1))
 				not_ok "$name: ${BASH_REMATCH[2]}"

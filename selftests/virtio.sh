@@ -43,6 +43,9 @@
 #   RC_VIRTIO_RATE  generator rate in frames per second (default 1000:
 #                   QEMU stops reading the socket while the RX ring is
 #                   full, and TCG drains it slowly)
+#   RC_VIRTIO_ONLY  run only these cases (their functions, e.g. "t_one
+#                   t_xdp_takes"; setup, t_xdp_setup and the last check
+#                   always run), the others skipped, saying so
 #
 # Output: TAP. Exit status: 0 all passed, 1 a test failed, 4 skipped.
 set -euo pipefail
@@ -65,6 +68,10 @@ FLOWS=64
 N=0
 for b in $BATCHES; do N=$((N + ${b#*:})); done
 PLAN=15
+
+TCASE_ONLY=${RC_VIRTIO_ONLY:-}
+TCASE_ONLY_VAR=RC_VIRTIO_ONLY
+TCASE_ALWAYS="t_setup t_xdp_setup t_clean"
 
 if [ "${RC_REQUIRE:-0}" = 1 ]; then MISSING=1; else MISSING=4; fi
 n=0

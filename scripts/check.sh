@@ -369,7 +369,8 @@ fi
 # 805 for both halves, 346 and 436 s of programs) this order gives two
 # lanes within a few per cent of each other: 6.1's core, the debug core
 # and e1000e-b on one, the debug paths, 6.12's core and e1000e-a on the
-# other (about 2150 s each, where they were 2206 and 2063).
+# other (the cold run on 4bbf5d9: 1933 and 1962 s, where the warm run
+# on 30bcb6d had 2206 and 2063).
 gjobs=()
 [ "$distro" = 0 ] || gjobs+=("${kvers[0]}:core")
 [ "$dbg" = 0 ] || gjobs+=(debug:paths)

@@ -367,10 +367,10 @@ fi
 # measured durations (docs/CI.md, the warm run on 30bcb6d: 6.1's core
 # 1048, debug paths 995, 6.12's core 739, debug core 662, 6.1's e1000e
 # 805 for both halves, 346 and 436 s of programs) this order gives two
-# lanes within a few per cent of each other: 6.1's core, the debug core
-# and e1000e-b on one, the debug paths, 6.12's core and e1000e-a on the
-# other (the cold run on 4bbf5d9: 1933 and 1962 s, where the warm run
-# on 30bcb6d had 2206 and 2063).
+# lanes within a few per cent of each other, whichever worker takes
+# which job (the cold run on 4bbf5d9: 6.1's core, 6.12's core and
+# e1000e-a in 1933 s; the debug paths, the debug core and e1000e-b in
+# 1962 s; the warm run on 30bcb6d, with five guests, had 2206 and 2063).
 gjobs=()
 [ "$distro" = 0 ] || gjobs+=("${kvers[0]}:core")
 [ "$dbg" = 0 ] || gjobs+=(debug:paths)

@@ -331,7 +331,7 @@ t_reasons() {
 }
 tcase "the scripts' reason tables = the names and numbers of the tracepoints' formats" t_reasons
 
-# ---- 9-12: drops.bt ---------------------------------------------------
+# ---- drops.bt ---------------------------------------------------
 
 # One drops.bt over three workloads, each on a device of its own:
 # a stalled reader, a filter, RPS into a tiny backlog.
@@ -431,7 +431,7 @@ if [ "${RC_BPFTRACE_SMOKE:-0}" = 1 ]; then
 	exit 0
 fi
 
-# ---- 13-16: wakeups.bt and latency.bt on the sim ------------------------
+# ---- wakeups.bt and latency.bt on the sim ------------------------
 
 bt_start wake wakeups.bt || true
 bt_start lat latency.bt 1 || true	# every second: the sums must add up
@@ -484,7 +484,7 @@ tcase "wakeups.bt: with N=64 the wake-ups = the socket's wake-up counter, the ti
 tcase "wakeups.bt: the reader, its poll-family calls, each of which polled the socket" t_w_polls
 tcase "latency.bt, printing every second: every wake-up of the socket timed from its first frame or counted unmeasured" t_l_sim
 
-# ---- 17-19: afpacket-drops.bt ----------------------------------------------
+# ---- afpacket-drops.bt ----------------------------------------------
 
 if_afst=$(ifindex $S_AFST) if_affl=$(ifindex $S_AFFL)
 tcpdump -B 256 -s 1600 -U -i $S_AFST -w "$tmp/afst.pcap" >"$tmp/afst.out" 2>"$tmp/afst.err" &
@@ -531,7 +531,7 @@ tcase "afpacket-drops.bt: a stopped tcpdump's ring_full = its 'packets dropped b
 tcase "afpacket-drops.bt: captured + ring_full = the 1009 frames sent" t_af_sum
 tcase "afpacket-drops.bt: tcpdump's filter rejects 150 of 300, reported as filter" t_af_filter
 
-# ---- 20-21: ringcap-doctor on the sim -------------------------------------------
+# ---- ringcap-doctor on the sim -------------------------------------------
 
 t_doc_stall() {
 	local rc=0
@@ -565,7 +565,7 @@ t_doc_healthy() {
 tcase "ringcap-doctor: a stopped reader whose ring dropped frames is a problem (exit 1)" t_doc_stall
 tcase "ringcap-doctor: the same device with a reader that keeps up: no problem (exit 0), poll calls counted" t_doc_healthy
 
-# ---- 22-28: the 82574L pair on ringcap_e1000e ----------------------------------
+# ---- the 82574L pair on ringcap_e1000e ----------------------------------
 
 pci_by_mac() { # the 82574L whose netdev has MAC, or none
 	local p

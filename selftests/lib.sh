@@ -172,8 +172,8 @@ rc_stop() {
 rc_val() { kv "$2" "${RCSUM[$1]}"; }
 # The socket line of PID in /proc/net/ringcap (empty if it has none), and
 # a column of it: 2 inode, 4 queue, 6 received, 7 dropped, 8 filtered,
-# 9 wakeups, 11 filter.
-# (These three in bash alone, as kv: tests poll them every 0.1 s.)
+# 9 wakeups, 11 filter, 12 cluster, 13 policy, 14 path (proc_path).
+# (In bash alone, as kv: tests poll them every 0.1 s.)
 proc_line() {
 	local line f
 	while IFS= read -r line; do
@@ -182,14 +182,11 @@ proc_line() {
 	done </proc/net/ringcap
 }
 proc_field() {
-	local line f
-	while IFS= read -r line; do
-		read -r -a f <<<"$line"
-		[ "${f[0]:-}" = "$1" ] || continue
-		echo "${f[$2 - 1]:-}"
-		return 0
-	done </proc/net/ringcap
+	local f
+	read -r -a f <<<"$(proc_line "$1")"
+	echo "${f[$2 - 1]:-}"
 }
+proc_path() { proc_field "$1" 14; }
 # The init-netns interface with this MAC.
 iface_by_mac() {
 	local f a

@@ -16,7 +16,8 @@
 #                   (each area sets up its own NICs, so any one runs
 #                   alone; their RC_E1000E_* settings, such as
 #                   RC_E1000E_ONLY to pick cases inside an area: see
-#                   selftests/e1000e/lib.sh), and "core" for everything
+#                   selftests/e1000e/lib.sh), "e1000e-a" and "e1000e-b"
+#                   for its two halves, and "core" for everything
 #                   else; the default is "core e1000e" (make check gives
 #                   each of its guests a part: scripts/check.sh, job_run)
 #   RC_RINGCAP_KO   insmod this ringcap.ko instead of `modprobe ringcap`
@@ -49,13 +50,17 @@ BIN=${RC_BIN:-$here/build/bin}
 TESTS=${RC_TESTS:-core e1000e}
 # Everything but the 82574L areas, in this order.
 CORE="socket_api receive ring wakeup modes cluster lifecycle hardening lifecycle.sh tools.sh xdp.sh xdp_link.sh libpcap.sh bpftrace.sh virtio.sh"
-# The e1000e areas, in this order (each stands alone).
-E1000E_AREAS="e1000e/traffic.sh e1000e/stacked.sh e1000e/rss.sh e1000e/irq.sh e1000e/ethtool.sh e1000e/overload.sh e1000e/link.sh e1000e/rebind.sh e1000e/zerocopy.sh e1000e/txring.sh"
+# The e1000e areas, in this order (each stands alone), in two halves of
+# about equal length, which make check runs in two guests.
+E1000E_A="e1000e/traffic.sh e1000e/stacked.sh e1000e/rss.sh"
+E1000E_B="e1000e/irq.sh e1000e/ethtool.sh e1000e/overload.sh e1000e/link.sh e1000e/rebind.sh e1000e/zerocopy.sh e1000e/txring.sh"
 words=()
 for t in $TESTS; do
 	case $t in
 	core) read -r -a a <<<"$CORE"; words+=("${a[@]}") ;;
-	e1000e | e1000e.sh) read -r -a a <<<"$E1000E_AREAS"; words+=("${a[@]}") ;;
+	e1000e | e1000e.sh) read -r -a a <<<"$E1000E_A $E1000E_B"; words+=("${a[@]}") ;;
+	e1000e-a) read -r -a a <<<"$E1000E_A"; words+=("${a[@]}") ;;
+	e1000e-b) read -r -a a <<<"$E1000E_B"; words+=("${a[@]}") ;;
 	*) words+=("$t") ;;
 	esac
 done
@@ -64,8 +69,8 @@ TESTS=${words[*]}
 	TESTS+=" fuzz/fuzz.sh"
 TIMEOUT=${RC_TEST_TIMEOUT:-1200}
 # Each result's seconds go to artifacts/times in a scripts/vm/run guest.
-times=
-[ -z "${RINGCAP_VM_ARTIFACTS:-}" ] || times=$RINGCAP_VM_ARTIFACTS/times
+times_out=
+[ -z "${RINGCAP_VM_ARTIFACTS:-}" ] || times_out=$RINGCAP_VM_ARTIFACTS/times
 
 . "$here/lib.sh"	# ok, not_ok
 n=0
@@ -118,8 +123,8 @@ run_one() {
 		elif [[ $line =~ ^(not\ )?ok\ [0-9]+\ (.*)$ ]]; then
 			results=$((results + 1))
 			# seconds since the previous result, to find slow cases
-			[ -z "$times" ] || printf '%4d %s: %s\n' $((SECONDS - last)) \
-				"$name" "${BASH_REMATCH[2]}" >>"$times"
+			[ -z "$times_out" ] || printf '%4d %s: %s\n' $((SECONDS - last)) \
+				"$name" "${BASH_REMATCH[2]}" >>"$times_out"
 			last=$SECONDS
 			if [ -n "${BASH_REMATCH[1]}" ]; then
 				fails=$((fails + 1))

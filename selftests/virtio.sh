@@ -351,7 +351,6 @@ tcase "three ringcounts in cluster 8:rr share the $N frames within one frame of 
 # is killed, the program is gone and the socket gets them all again.
 xdp_prog() { ip -d link show "$DEV" | grep -o 'prog/xdp id [0-9]*' || echo none; }
 no_xdp() { [ "$(xdp_prog)" = none ]; }
-sock_path() { awk -v p="$1" '$1 == p {print $NF; exit}' /proc/net/ringcap; }
 
 # udp_start: count rcgen's datagrams that reach the stack, until udp_stop
 # (then $UDP); the buffer is forced large, python reads slowly under TCG.
@@ -390,8 +389,8 @@ rc_xdp() {
 	local id=$1 p
 	rc_start "$@" || return 1
 	# libringcap attaches the program just after bind.
-	wait_for 10 eval '[ "$(sock_path "${RCPID[$id]}")" = xdp ]' || true
-	p=$(sock_path "${RCPID[$id]}")
+	wait_for 10 eval '[ "$(proc_path "${RCPID[$id]}")" = xdp ]' || true
+	p=$(proc_path "${RCPID[$id]}")
 	[ "$p" = xdp ] && ! no_xdp && return 0
 	msg="path $p, program $(xdp_prog): $(dmesg | grep -E "$DEV: (mode 2|XDP)" | tail -n 2 | tr '\n' ' ')"
 	rc_stop "$id"
@@ -482,8 +481,8 @@ tcase "XDP: a socket bound to queue 1 leaves the other queues to the stack" t_xd
 t_xdp_switch() {
 	local sw t0 took rc=0
 	td_start sw || return
-	wait_for 10 eval '[ "$(sock_path "${RCPID[sw]}")" = xdp ]' ||
-		{ msg="tcpdump's path: $(sock_path "${RCPID[sw]}")"; return 1; }
+	wait_for 10 eval '[ "$(proc_path "${RCPID[sw]}")" = xdp ]' ||
+		{ msg="tcpdump's path: $(proc_path "${RCPID[sw]}")"; return 1; }
 	( for m in 0 2 0; do sleep 0.8; set_mode "$m"; echo "$m at $(now_ms)"; done ) >"$tmp/sw.modes" &
 	sw=$!
 	t0=$(now_ms)

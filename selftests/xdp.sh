@@ -181,12 +181,6 @@ rc_summary() {
 }
 # The namespace's target device (ringcapxdpN), once made, else nothing.
 xdp_target() { ip -o link show | sed -n 's/^[0-9]*: \(ringcapxdp[0-9]*\):.*/\1/p'; }
-# The path column of PID's socket in /proc/net/ringcap.
-proc_path() {
-	local f
-	read -r -a f <<<"$(proc_line "$1")"
-	[ "${#f[@]}" = 0 ] || echo "${f[-1]}"
-}
 # In mode 2 libringcap attaches the program just after bind: until it has
 # handed the link (or why not) over, the path reads hook:no-program.
 path_settled() {

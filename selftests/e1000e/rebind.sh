@@ -62,7 +62,7 @@ t_stock_mode2() {
 	local got path prog
 	set_mode 2
 	rc_start stock "$A" || { set_mode 0; return 1; }
-	path=$(awk -v p="${RCPID[stock]}" '$1 == p {print $NF; exit}' /proc/net/ringcap)
+	path=$(proc_path "${RCPID[stock]}")
 	got=$(pings "$B" "$IP_A")
 	sleep 0.5
 	rc_stop stock

@@ -51,6 +51,13 @@ in_range() {
 		'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'
 }
 
+# The input backlogs' drops, all CPUs (the second column, in hex).
+softnet_dropped() {
+	awk '{ print $2 }' /proc/net/softnet_stat |
+		while read -r d; do echo $((0x$d)); done |
+		awk '{ s += $1 } END { print s + 0 }'
+}
+
 # start_recv NAME ARGS...: "rcgen --recv --bind 0 ARGS" in the background,
 # output in $TMP/NAME.{out,err}; waits until it is bound (it says so on
 # stderr), then sets $port and $rpid. Returns 1 if it never is.
@@ -148,7 +155,7 @@ if start_recv rx --count 1009 --duration 20 --write "$TMP/rx.pcap"; then
 			"$TMP/rx.err"
 	fi
 	grep_check "receiver got all 1009 frames, 129152 bytes" rx.out \
-		"^rcgen: received=1009 bytes=129152 seconds=[0-9]+\.[0-9]{3}$"
+		"^rcgen: received=1009 bytes=129152 seconds=[0-9]+\.[0-9]{3} socket_drops=0$"
 else
 	not_ok "receiver bound to a free port" "$TMP/rx.err"
 fi
@@ -318,6 +325,7 @@ fi
 # As fast as possible the receiver may lose some (socket buffer full):
 # the sender's count is exact, the receiver's at most that.
 if start_recv fast --duration 20; then
+	sd0=$(softnet_dropped)
 	check "unpaced --count 20000 --size 1514: exit 0" 0 \
 		"$RG" --to "$port" --count 20000 --size 1514 --flows 7 --quiet
 	grep_check "... sent all 20000" out \
@@ -335,6 +343,17 @@ if start_recv fast --duration 20; then
 		ok "... with its summary (received=$got of 20000)"
 	else
 		not_ok "... with its summary" "$TMP/fast.out"
+	fi
+	# Every frame it missed is one its socket refused, or one the
+	# loopback's input backlog dropped (softnet_stat).
+	drops=$(field fast.out socket_drops)
+	backlog=$(($(softnet_dropped) - sd0))
+	if [ -n "$got" ] && [ -n "$drops" ] &&
+		[ $((got + drops + backlog)) -eq 20000 ]; then
+		ok "... and socket_drops=$drops (+ backlog $backlog) says what it missed"
+	else
+		not_ok "... and socket_drops says what it missed (received=$got socket_drops=$drops backlog=$backlog)" \
+			"$TMP/fast.out"
 	fi
 	# The port is free again now: nothing listens there.
 	check "sending to a port nobody listens on: exit 0" 0 \

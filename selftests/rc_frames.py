@@ -332,15 +332,25 @@ def replayed(sent_path, got_path, count):
             continue
         if p != sp and p in index:
             # Out of order, or lost: does the expected frame come later?
-            later = next((k for k in range(i + 1, min(i + 1000,
-                                                      len(frames)))
-                          if frames[k][2] == sp), None)
+            # Every round is the same frames, so a copy found after a
+            # frame of an earlier position (the next round begun) is the
+            # next round's: this one was lost, not late.
+            later, wrapped = None, False
+            for k in range(i, min(i + 1000, len(frames))):
+                if k > i and frames[k][2] == sp:
+                    later = k
+                    break
+                if index.get(frames[k][2], n) < i % n:
+                    wrapped = True
+            if later is None or wrapped:
+                how = "lost (%s)" % (
+                    "not in the next 1000 frames" if later is None else
+                    "the next round's copy comes %d frames later" %
+                    (later - i))
+            else:
+                how = "out of order, it comes %d frames later" % (later - i)
             what = "got %s instead: %s; %d UDP frames in all, %d sent" % (
-                name(index[p], p),
-                "out of order, it comes %d frames later" % (later - i)
-                if later is not None else
-                "lost (not in the next 1000 frames)",
-                len(frames), count)
+                name(index[p], p), how, len(frames), count)
         elif p != sp:
             ks = udp_seq(p)
             what = "got %s%d bytes (wire %d; sent %d) differing at " \

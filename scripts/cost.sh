@@ -1,0 +1,103 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest instructions, counted by the guest's own clock: in a guest booted
+# with `scripts/vm/run --icount --cpus 1` one virtual ns is one
+# instruction executed, so the scheduler's exact run time of a task or a
+# cgroup is its instruction count, and the clock's advance less the idle
+# time is every instruction the CPU ran, interrupt work included. Sourced
+# by scripts/bench-guest.sh, never run.
+#
+#   cost_init            two cgroups, rc-bench (this shell and what it
+#                        starts) and rc-reader; the caller moves in
+#   cost_reader PID      PID, and the threads it starts, count as reader
+#   cost_snap            one snapshot on stdout (keep it in a variable)
+#   cost_split BEFORE AFTER FRAMES
+#                        what ran between two snapshots, in instructions
+#                        per frame: "busy= total= rx= reader=
+#                        reader_sys= reader_user= bench= other= ticks="
+#                        (busy: all the CPU ran; total: less the bench)
+#
+# Where the instructions go:
+#   reader  the capture processes (cgroup rc-reader, exited threads
+#           included); kernel and user split as the scheduler's ticks
+#           split them (one each 4 ms of virtual time, i.e. 4M
+#           instructions: ticks= says about how many, so an estimate);
+#           interrupts that hit the reader are in it
+#   bench   the bench's own shell and the commands it runs (rc-bench)
+#   other   every other task (kworkers, rcu, init), thread by thread
+#   rx      the rest: the receive path. Interrupts and softirqs taken
+#           in the idle loop or in a kernel thread, the per-queue RX
+#           threads of ringcap_e1000e, threaded NAPI, ksoftirqd; anything
+#           that ran outside a task
+# The count is TCG's: a `rep movs` is one instruction, so is an MMIO.
+
+COST_CG=/sys/fs/cgroup
+
+cost_init() {
+	mkdir -p "$COST_CG/rc-bench" "$COST_CG/rc-reader" &&
+		echo $$ >"$COST_CG/rc-bench/cgroup.procs"
+}
+
+cost_reader() { echo "$1" >"$COST_CG/rc-reader/cgroup.procs"; }
+
+# cost_snap: "now NS", "idle NS", "cg CG USAGE USER SYSTEM" (µs), then
+# "task TID NS COMM" for each thread outside the two cgroups.
+cost_snap() {
+	local t cg rt _ st
+	awk '/^now at/ { print "now", $3 }
+		# "  .idle_sleeptime : N nsecs", "  .iowait_sleeptime: N nsecs"
+		$1 ~ /^\.(idle|iowait)_sleeptime/ { s += $(NF - 1) }
+		END { printf "idle %.0f\n", s }' /proc/timer_list
+	for cg in rc-reader rc-bench; do
+		awk -v cg="$cg" '{ v[$1] = $2 } END {
+			print "cg", cg, v["usage_usec"], v["user_usec"], v["system_usec"] }' \
+			"$COST_CG/$cg/cpu.stat"
+	done
+	# Builtins only (a thread may end between the glob and the read).
+	for t in /proc/[0-9]*/task/[0-9]*; do
+		{ read -r cg <"$t/cgroup" && read -r rt _ <"$t/schedstat" &&
+			read -r st <"$t/stat"; } 2>/dev/null || continue
+		[[ $cg == *"/rc-"* ]] || echo "${t##*/} $rt $st"
+	done | awk '{
+		# stat: "TID (COMM) STATE ...": COMM may hold spaces and ")".
+		i = index($0, "("); j = 0
+		for (k = length($0); k > i; k--)
+			if (substr($0, k, 1) == ")") { j = k; break }
+		comm = substr($0, i + 1, j - i - 1); gsub(/ /, "_", comm)
+		print "task", $1, $2, comm
+	}'
+}
+
+# cost_split BEFORE AFTER FRAMES
+cost_split() {
+	awk -v frames="$3" '
+	FNR == NR {
+		if ($1 == "now") n0 = $2; else if ($1 == "idle") i0 = $2
+		else if ($1 == "cg") { u0[$2] = $3; us0[$2] = $4; sy0[$2] = $5 }
+		else r0[$2] = $3
+		next
+	}
+	$1 == "now" { n1 = $2; next }
+	$1 == "idle" { i1 = $2; next }
+	$1 == "cg" { u[$2] = 1000 * ($3 - u0[$2]); us[$2] = $4 - us0[$2]
+		sy[$2] = $5 - sy0[$2]; next }
+	{
+		d = $3 - r0[$2]		# a thread born meanwhile: all of it
+		# ringcap_e1000e names its RX threads DEV-rxN (driver/rxthread.c).
+		if (d > 0 && $4 !~ /^(napi\/|ksoftirqd\/|irq\/)|-rx[0-9]+$/)
+			other += d
+	}
+	END {
+		busy = (n1 - n0) - (i1 - i0)
+		reader = u["rc-reader"]; bench = u["rc-bench"]
+		rx = busy - reader - bench - other
+		# The split of the reader time: user and system as sampled.
+		t = us["rc-reader"] + sy["rc-reader"]
+		sys = t > 0 ? reader * sy["rc-reader"] / t : 0
+		f = frames > 0 ? frames : 1
+		# ticks: the samples the split rests on (HZ 250: one per 4M).
+		printf "busy=%.0f total=%.0f rx=%.0f reader=%.0f reader_sys=%.0f reader_user=%.0f bench=%.0f other=%.0f ticks=%.0f\n",
+			busy / f, (busy - bench) / f, rx / f, reader / f, sys / f,
+			(reader - sys) / f, bench / f, other / f, reader / 4e6
+	}' <(echo "$1") <(echo "$2")
+}

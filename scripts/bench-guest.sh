@@ -66,10 +66,18 @@
 # (bench-sendmmsg: AF_PACKET SOCK_RAW, sendmmsg() of 64 frames, through
 # the qdisc), all on ringcap_e1000e, and tx_trafgen_stock (trafgen on the
 # stock e1000e). OUT-tx.csv (tx_run says what each column is).
+# Cost (part "cost", alone, in a 1-vCPU guest booted with --icount: one
+# virtual ns is one instruction): the one-reader set-ups of the 82574L
+# and of virtio-net, and the zero-copy trio, offered COST_FRAMES frames at
+# COST_RATE a second, below every set-up's loss point, COST_REPS times,
+# set-ups interleaved; rows in OUT-cost.csv, guest instructions per frame
+# the NIC received, split as scripts/cost.sh says. NAPI runs threaded
+# there, so that a stock driver's receive work is a thread of its own.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$top/scripts/guest-nic.sh"
+. "$top/scripts/cost.sh"
 
 matrix=${1:?full or quick}
 csv=${2:?output CSV}
@@ -90,13 +98,13 @@ full)
 	SETUPS="af_stock af_rce0 rc_m0 rc_m1 rc_m2 ringcount"
 	SIZES="64 256 512 1500" LEVELS="0 1 3 6 9" PROCS="2 3" PROC_LEVELS="0 9"
 	VIO_SIZES="64 1500" MULTI_NICS="vio e1k" ZC_SIZES="64 512 1500"
-	TX_SIZES="64 1500" SIM_FRAMES=200000 ;;
+	TX_SIZES="64 1500" SIM_FRAMES=200000 COST_SIZES="64 1500" ;;
 quick)
 	FRAMES=30000 REPS=1
 	SETUPS="af_stock rc_m0 rc_m2 ringcount"
 	SIZES="64 1500" LEVELS="0 9" PROCS="3" PROC_LEVELS="0"
 	VIO_SIZES="64" MULTI_NICS="vio" ZC_SIZES="64 1500"
-	TX_SIZES="64" SIM_FRAMES=50000 ;;
+	TX_SIZES="64" SIM_FRAMES=50000 COST_SIZES="64" ;;
 *)
 	echo "bench: matrix full or quick, not '$matrix'" >&2
 	exit 2 ;;
@@ -112,6 +120,12 @@ ZC_SETUPS="zc_zc zc_copy zc_af" ZC_QUEUES=2
 # trafgen and sendmmsg() on ringcap_e1000e, then trafgen on the stock
 # e1000e.
 TX_SETUPS="tx_ceiling tx_ring tx_trafgen tx_sendmmsg tx_trafgen_stock"
+# Cost: a rate every set-up keeps up with under icount (each row says
+# what the NIC received and the readers captured, so one that did not
+# shows), and five repetitions: the spread says what the instrument
+# resolves.
+COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount vio_af vio_m0 vio_xdp vio_rc_m2 vio_drop zc_zc zc_copy zc_af"
+COST_FRAMES=20000 COST_RATE=5000 COST_REPS=5
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
 REPS=${RINGCAP_BENCH_REPS:-$REPS}
 PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio multi zerocopy tx sim$([ "$matrix" = quick ] || echo " explain")} "
@@ -121,6 +135,16 @@ part virtio || VIO_SETUPS=
 part multi || MULTI_NICS=
 part zerocopy || ZC_SETUPS=
 part tx || TX_SETUPS=
+part cost || COST_SETUPS=
+COST=0
+if [ "${RINGCAP_VM_ICOUNT:-0}" = 1 ]; then
+	[ "$PARTS" = " cost " ] ||
+		{ echo "bench: an --icount guest runs the cost part alone, not:$PARTS" >&2; exit 2; }
+	COST=1
+elif part cost; then
+	echo "bench: the cost part needs a guest booted with --icount --cpus 1 (scripts/bench.sh)" >&2
+	exit 2
+fi
 
 out=$(mktemp -d)
 apps=()
@@ -369,7 +393,7 @@ vio_offer() {
 	n0=$(nic_sys rx_packets)
 	x0=$(vio_xdp_drops)
 	[ -z "$PROFILE" ] || "$PROFILE" enable
-	g=$("$RC_HOST" gen "$VNIC" --dst-mac "$VMAC" --flows "$4" --size "$2" \
+	g=$(gen_offer "$VNIC" --dst-mac "$VMAC" --flows "$4" --size "$2" \
 		--rate "$3" --count "$1")
 	steady 0.5 nic_sys rx_packets || true
 	[ -z "$PROFILE" ] || "$PROFILE" disable
@@ -409,7 +433,7 @@ HEADER="kernel,git_rev,date,figure,setup,size,app,level,procs,wakeup,placement,r
 # run FIGURE SETUP SIZE KIND LEVEL PROCS WAKE PLACEMENT REP
 run() {
 	local fig=$1 setup=$2 size=$3 kind=$4 level=$5 procs=$6 wake=$7 place=$8 rep=$9
-	local i cpu=- c0 c1 caps=() capmin= capsum=0 dropsum=0 wk=0 pl w pids=() paths=() path
+	local i cpu=- c0 c1 k0 k1 p caps=() capmin= capsum=0 dropsum=0 wk=0 pl w pids=() paths=() path
 	case $place in same) cpu=0 ;; different) cpu=1 ;; esac
 	for ((i = 0; i < procs; i++)); do
 		app_start "$i" "$kind" "$level" "$SETUP_LIB" "$wake" "$cpu"
@@ -420,9 +444,16 @@ run() {
 			{ echo "bench: process $i ($kind) did not start:" >&2; cat "$out/app$i" >&2; }
 	done
 	sleep 0.5	# the socket is there; let the ring or TPACKET set-up finish
-	c0=$(cpu_snap)
-	$OFFER "$FRAMES" "$size" 0 "$FLOWS"
-	c1=$(cpu_snap)
+	if [ "$COST" = 1 ]; then
+		for p in "${pids[@]}"; do cost_reader "$p"; done
+		k0=$(cost_snap)
+		$OFFER "$COST_FRAMES" "$size" "$COST_RATE" "$FLOWS"
+		k1=$(cost_snap)
+	else
+		c0=$(cpu_snap)
+		$OFFER "$FRAMES" "$size" 0 "$FLOWS"
+		c1=$(cpu_snap)
+	fi
 	# Wake-ups and paths of the ringcap sockets, read while they are
 	# still open.
 	for ((i = 0; i < procs; i++)); do
@@ -442,6 +473,11 @@ run() {
 		[ -n "$capmin" ] && [ "$capmin" -le "$CAP" ] || capmin=$CAP
 	done
 	apps=()
+	if [ "$COST" = 1 ]; then
+		cost_row "$setup" "$size" "$kind" "$procs" "$rep" "$capsum" "$dropsum" \
+			"$path" "$k0" "$k1"
+		return
+	fi
 	pl=$(polls_of "${pids[@]}")
 	local f=(
 		"$(uname -r)" "$GIT_REV" "$DATE" "$fig" "$setup" "$size" "$kind" "$level"
@@ -501,6 +537,51 @@ zc_runs() {
 		esac
 		for size in $ZC_SIZES; do
 			run zerocopy "$setup" "$size" "$kind" - "$procs" default default "$1"
+		done
+	done
+}
+
+# ---- cost: instructions per frame ---------------------------------------------
+
+COST_HEADER="kernel,git_rev,date,setup,size,app,procs,rep,offered,offer_pps,nic_rx,captured_sum,ring_drops,busy,total,rx,reader,reader_sys,reader_user,bench,other,ticks,path"
+
+# cost_row SETUP SIZE KIND PROCS REP CAPTURED DROPS PATH SNAP0 SNAP1: one
+# row of OUT-cost.csv, per frame the NIC received (what was offered, if
+# the NIC does not count what XDP took)
+cost_row() {
+	local n=${NIC_RX:-0} split
+	[ "$n" -gt 0 ] || n=$OFFERED
+	split=$(cost_split "$9" "${10}" "$n")
+	local f=(
+		"$(uname -r)" "$GIT_REV" "$DATE" "$1" "$2" "$3" "$4" "$5" "$OFFERED"
+		"$OFFER_PPS" "$NIC_RX" "$6" "$7"
+		$(for k in busy total rx reader reader_sys reader_user bench other ticks; do
+			kv "$k" " $split"; done)
+		"$8"
+	)
+	(IFS=,; echo "${f[*]}") >>"$COST_CSV"
+	printf 'bench: cost %-9s %4sB rep %s: offered %s at %s/s, NIC %s, captured %s: %s\n' \
+		"$1" "$2" "$5" "$OFFERED" "$OFFER_PPS" "$NIC_RX" "$6" "$split"
+}
+
+# cost_runs REP: every set-up of COST_SETUPS at each of COST_SIZES
+cost_runs() {
+	local setup size kind procs
+	for setup in $COST_SETUPS; do
+		setup_enter "$setup"
+		procs=1
+		case $setup in
+		vio_m0|vio_xdp|ringcount) kind=ringcount ;;
+		vio_drop) kind=xdpdrop ;;
+		zc_zc|zc_copy) kind=ringcount_q procs=$ZC_QUEUES ;;
+		zc_af) kind=netsniff ;;
+		*) kind=tcpdump ;;
+		esac
+		# A stock driver's NAPI in a thread of its own (napi/*), not in
+		# whatever task the interrupt hit (ringcap_e1000e has its own).
+		echo 1 >"/sys/class/net/$dev/threaded" 2>/dev/null || true
+		for size in $COST_SIZES; do
+			run cost "$setup" "$size" "$kind" - "$procs" default default "$1"
 		done
 	done
 }
@@ -911,6 +992,21 @@ sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 vio_find
 modprobe ringcap
 modprobe ringcap_e1000e
+
+if [ "$COST" = 1 ]; then
+	COST_CSV=${csv%.csv}-cost.csv
+	echo "$COST_HEADER" >"$COST_CSV"
+	cost_planned=$(($(wc_w $COST_SETUPS) * $(wc_w $COST_SIZES) * COST_REPS))
+	cost_init || { echo "bench: no cgroups rc-bench and rc-reader in /sys/fs/cgroup" >&2; exit 1; }
+	echo "bench: cost, $(uname -r), $(nproc) CPU under icount, $COST_FRAMES frames at $COST_RATE/s per run, $COST_REPS repetitions, $cost_planned runs"
+	# The guest sleeps through each send: no polls to count.
+	GEN_WAIT=$(((COST_FRAMES + COST_RATE - 1) / COST_RATE + 1))
+	for ((rep = 1; rep <= COST_REPS; rep++)); do cost_runs "$rep"; done
+	rows=$(($(wc -l <"$COST_CSV") - 1))
+	echo "bench: done, $rows rows of $cost_planned planned in $COST_CSV"
+	[ "$rows" = "$cost_planned" ] || { echo "bench: $((cost_planned - rows)) cost runs are missing" >&2; exit 1; }
+	exit 0
+fi
 polls_start
 echo "bench: $(uname -r), $(nproc) CPUs, $FRAMES frames per run, $REPS repetitions, matrix $matrix, parts$PARTS, $planned runs + $tx_planned tx runs"
 

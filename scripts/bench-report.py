@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
 """Summarise one `make bench` run: DIR/results.csv, DIR/sim.csv,
-DIR/tx.csv and DIR/explain/ (from scripts/bench-guest.sh; the last read
-by scripts/bench_explain.py) become DIR/summary.md (Markdown tables:
+DIR/tx.csv, DIR/cost.csv and DIR/explain/ (from scripts/bench-guest.sh;
+the last two read by scripts/bench_cost.py and scripts/bench_explain.py)
+become DIR/summary.md (Markdown tables:
 median and spread over the repetitions) and DIR/*.png (the papers'
 figures).
 
@@ -25,6 +26,7 @@ import statistics
 import sys
 
 sys.dont_write_bytecode = True  # nothing left beside the scripts
+import bench_cost  # noqa: E402 (scripts/bench_cost.py)
 import bench_explain  # noqa: E402 (scripts/bench_explain.py)
 
 SETUP_NAMES = {
@@ -144,13 +146,16 @@ def by(g, setup, **want):
 
 
 def report(d):
-    rows = load(os.path.join(d, "results.csv"))
+    res_path = os.path.join(d, "results.csv")
+    # A run of the cost part alone has no results.csv.
+    rows = load(res_path) if os.path.exists(res_path) else []
     tx_path = os.path.join(d, "tx.csv")
     # A run without the tx part still writes tx.csv's header.
     txr = load(tx_path) if os.path.exists(tx_path) else []
     if not rows:
         # A run of the tx or explain parts alone has only that to say.
         md = (transmit(txr, alone=True) if txr else "") + \
+            bench_cost.section(d, SETUP_NAMES) + \
             bench_explain.section(d, SETUP_NAMES) + \
             bench_explain.tx_section(d, TX_NAMES)
         if not md:
@@ -336,6 +341,7 @@ def report(d):
                          "kernel ns per injected frame"], t))
 
     md.append(targets(rows, sim))
+    md.append(bench_cost.section(d, SETUP_NAMES))
     md.append(bench_explain.section(d, SETUP_NAMES))
     md.append(bench_explain.tx_section(d, TX_NAMES))
     md.append(headline(rows))

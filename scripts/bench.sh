@@ -5,21 +5,23 @@
 # and, in a 2-vCPU guest on the 6.1 kernel whose emulated 82574L (nic0)
 # and virtio-net NIC (nic1) are fed by the host generator, measure every
 # set-up of the matrix side by side (scripts/bench-guest.sh), and the
-# transmit rate back out of nic0, which the host counts; then summarise
+# transmit rate back out of nic0, which the host counts; then, in a
+# 1-vCPU guest booted with --icount, what each set-up costs in guest
+# instructions per frame (the part "cost"); then summarise
 # (scripts/bench-report.py).
 #
 #   scripts/bench.sh [full|quick]       default full
 #   RINGCAP_BENCH_KERNEL=KVER           another kernel than the 6.1 one
 #   RINGCAP_BENCH_FRAMES, _REPS         override the matrix's
 #   RINGCAP_BENCH_PARTS                 only these parts (e1000e virtio
-#                                       multi zerocopy tx sim explain;
-#                                       default all,
+#                                       multi zerocopy tx sim explain
+#                                       cost; default all,
 #                                       quick without explain)
 #
 # Results: bench/results/<date>-<matrix>/ (results.csv, sim.csv, tx.csv,
-# explain/, summary.md, fig-*.png, bench.log); a full run also rewrites the results
-# section of docs/BENCHMARKS.md. Not part of `make check`: nothing here is
-# a pass/fail test, these are measurements.
+# cost.csv, explain/, summary.md, fig-*.png, bench.log, cost.log); a full
+# run also rewrites the results section of docs/BENCHMARKS.md. Not part of
+# `make check`: nothing here is a pass/fail test, these are measurements.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -50,23 +52,44 @@ res=$top/bench/results/$(date -u +%Y%m%d-%H%M%S)-$matrix${parts:+-$(tr -s ' ' + 
 vmdir=$top/build/bench/vm
 mkdir -p "$res"
 env=(-e "RINGCAP_BENCH_REV=$rev")
-for v in FRAMES REPS PARTS; do
+for v in FRAMES REPS; do
 	eval "val=\${RINGCAP_BENCH_$v:-}"
 	[ -z "$val" ] || env+=(-e "RINGCAP_BENCH_$v=$val")
 done
+# The cost part has a guest of its own; the others share the first.
+run_main=1 run_cost=1
+if [ -n "$parts" ]; then
+	[[ " $parts " == *" cost "* ]] || run_cost=0
+	main_parts=$(tr ' ' '\n' <<<"$parts" | grep -vx 'cost' | paste -sd ' ' || true)
+	[ -n "$main_parts" ] || run_main=0
+	[ -z "$main_parts" ] || env+=(-e "RINGCAP_BENCH_PARTS=$main_parts")
+fi
 timeout=$([ "$matrix" = quick ] && echo 900 || echo 10800)
+cost_timeout=$([ "$matrix" = quick ] && echo 2400 || echo 5400)
 echo "bench: $matrix matrix on $k, results in ${res#$top/}"
 rc=0
-scripts/vm/run -k "$k" --cpus 2 --timeout "$timeout" --nic e1000e-dgram \
-	--nic virtio-dgram --run-dir "$vmdir" "${env[@]}" -- \
-	scripts/bench-guest.sh "$matrix" /run/ringcap-vm/share/artifacts/results.csv 2>&1 |
-	tee "$res/bench.log" || rc=$?
-cp "$vmdir/share/artifacts/results.csv" "$vmdir/share/artifacts/results-sim.csv" \
-	"$vmdir/share/artifacts/results-tx.csv" "$res/" 2>/dev/null || true
-[ ! -f "$res/results-sim.csv" ] || mv "$res/results-sim.csv" "$res/sim.csv"
-[ ! -f "$res/results-tx.csv" ] || mv "$res/results-tx.csv" "$res/tx.csv"
-[ ! -d "$vmdir/share/artifacts/explain" ] || cp -r "$vmdir/share/artifacts/explain" "$res/"
-[ "$rc" = 0 ] || { echo "bench: the guest failed (exit $rc), partial results in ${res#$top/}" >&2; exit "$rc"; }
+if [ "$run_main" = 1 ]; then
+	scripts/vm/run -k "$k" --cpus 2 --timeout "$timeout" --nic e1000e-dgram \
+		--nic virtio-dgram --run-dir "$vmdir" "${env[@]}" -- \
+		scripts/bench-guest.sh "$matrix" /run/ringcap-vm/share/artifacts/results.csv 2>&1 |
+		tee "$res/bench.log" || rc=$?
+	cp "$vmdir/share/artifacts/results.csv" "$vmdir/share/artifacts/results-sim.csv" \
+		"$vmdir/share/artifacts/results-tx.csv" "$res/" 2>/dev/null || true
+	[ ! -f "$res/results-sim.csv" ] || mv "$res/results-sim.csv" "$res/sim.csv"
+	[ ! -f "$res/results-tx.csv" ] || mv "$res/results-tx.csv" "$res/tx.csv"
+	[ ! -d "$vmdir/share/artifacts/explain" ] || cp -r "$vmdir/share/artifacts/explain" "$res/"
+	[ "$rc" = 0 ] || { echo "bench: the guest failed (exit $rc), partial results in ${res#$top/}" >&2; exit "$rc"; }
+fi
+# One vCPU: under icount two would share the one clock (scripts/cost.sh).
+if [ "$run_cost" = 1 ]; then
+	scripts/vm/run -k "$k" --cpus 1 --icount --timeout "$cost_timeout" --nic e1000e-dgram \
+		--nic virtio-dgram --run-dir "$vmdir-cost" "${env[@]}" \
+		-e RINGCAP_BENCH_PARTS=cost -- \
+		scripts/bench-guest.sh "$matrix" /run/ringcap-vm/share/artifacts/results.csv 2>&1 |
+		tee "$res/cost.log" || rc=$?
+	cp "$vmdir-cost/share/artifacts/results-cost.csv" "$res/cost.csv" 2>/dev/null || true
+	[ "$rc" = 0 ] || { echo "bench: the cost guest failed (exit $rc), partial results in ${res#$top/}" >&2; exit "$rc"; }
+fi
 
 docs=()
 [ "$matrix" = quick ] || [ -n "$parts" ] || docs=(--docs docs/BENCHMARKS.md)

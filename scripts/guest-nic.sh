@@ -10,6 +10,7 @@
 #   nic_offer FRAMES SIZE RATE FLOWS
 #                        the host sends; waits until the NIC's counters
 #                        stop; sets OFFERED OFFER_PPS WIRE MISSED NIC_RX
+#   gen_offer NICn ARGS  the host generator's run (GEN_WAIT: see there)
 #   nic_stat NAME        one `ethtool -S` counter of $dev
 
 . "$top/selftests/lib.sh"	# wait_for, steady, kv
@@ -51,13 +52,27 @@ nic_bind() {
 		{ echo "$dev: no link" >&2; return 1; }
 }
 
+# gen_offer NICn RCGEN-ARGS...: the host generator's run into NICn, its
+# summary on stdout. With GEN_WAIT=SECONDS the guest does not poll the
+# host while it sends (each poll is a round trip through the 9p share):
+# the request starts in the background, and is collected after a sleep
+# that long. The bench's cost part counts the guest's instructions.
+gen_offer() {
+	if [ -z "${GEN_WAIT:-}" ]; then
+		"$RC_HOST" gen "$@"
+		return
+	fi
+	"$RC_HOST" --bg offer gen "$@" && sleep "$GEN_WAIT" &&
+		"$RC_HOST" --wait offer
+}
+
 nic_offer() {
 	local g w0 m0 n0
 	w0=$(wiredrops)
 	m0=$(nic_sys rx_missed_errors)
 	n0=$(nic_sys rx_packets)
 	[ -z "${PROFILE:-}" ] || "$PROFILE" enable
-	g=$("$RC_HOST" gen nic0 --dst-mac "$NIC_MAC" --flows "$4" --size "$2" \
+	g=$(gen_offer nic0 --dst-mac "$NIC_MAC" --flows "$4" --size "$2" \
 		--rate "$3" --count "$1")
 	steady 0.5 nic_sys rx_packets || true
 	[ -z "${PROFILE:-}" ] || "$PROFILE" disable

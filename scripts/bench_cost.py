@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The cost section of a bench summary: DIR/cost.csv, written by
+scripts/bench-guest.sh's cost part in a 1-vCPU guest booted with
+--icount, where a virtual ns is an instruction (scripts/cost.sh says how
+the count is split).
+
+Every set-up ran the same number of times, interleaved; per set-up and
+frame size the table gives the median over those runs of guest
+instructions per frame the NIC received, and the spread of the total,
+(max - min) / median: what the instrument resolves.
+"""
+import csv
+import os
+import statistics
+
+COLS = ("total", "rx", "reader_sys", "reader_user", "other")
+
+
+def load(d):
+    path = os.path.join(d, "cost.csv")
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def spread(xs):
+    m = statistics.median(xs)
+    return (max(xs) - min(xs)) / m if m else 0.0
+
+
+def section(d, names):
+    rows = load(d)
+    if not rows:
+        return ""
+    keys = []
+    for r in rows:
+        k = (r["setup"], int(r["size"]))
+        if k not in keys:
+            keys.append(k)
+    r0 = rows[0]
+    reps = max(int(r["rep"]) for r in rows)
+    md = ["\n### Cost: guest instructions per frame (icount)\n\n",
+          "Kernel %s, ringcap %s, one vCPU under `-icount shift=0`; %s "
+          "frames offered per run at %s/s, %d runs of each set-up, "
+          "interleaved. Per frame the NIC received, median of the runs; "
+          "total: all the CPU ran but the bench's own shell, which "
+          "starts the traffic and takes the snapshots; spread = (max - "
+          "min) / median of the total. rx: interrupts, "
+          "softirqs, NAPI and RX threads, XDP, ringcap outside the "
+          "reader; reader kernel/user: the capture processes, split by "
+          "their scheduler ticks (an estimate); other: kworkers, rcu and "
+          "the like.\n\n"
+          % (r0["kernel"], r0["git_rev"], r0["offered"],
+             r0["offer_pps"].split(".")[0], reps)]
+    head = ["set-up", "size", "NIC / offered", "captured / NIC", "total",
+            "spread", "rx", "reader kernel", "reader user", "other",
+            "path"]
+    lines = ["| " + " | ".join(head) + " |",
+             "|" + "---|" * len(head)]
+    spreads = []
+    for setup, size in keys:
+        src = [r for r in rows if r["setup"] == setup and
+               int(r["size"]) == size]
+        total = [float(r["total"]) for r in src]
+        s = spread(total)
+        spreads.append((s, setup, size, len(src)))
+        nic = statistics.median(float(r["nic_rx"]) / float(r["offered"])
+                                for r in src if float(r["offered"]))
+        # One reader, or the zero-copy pair sharing the queues.
+        cap = statistics.median(float(r["captured_sum"]) /
+                                float(r["nic_rx"])
+                                if float(r["nic_rx"]) else 0.0
+                                for r in src)
+        med = {c: statistics.median(float(r[c]) for r in src) for c in COLS}
+        lines.append("| " + " | ".join(
+            [names.get(setup, setup), "%d B" % size, "%.3f" % nic,
+             "%.3f" % cap, "%.0f" % med["total"], "%.1f %%" % (100 * s),
+             "%.0f" % med["rx"], "%.0f" % med["reader_sys"],
+             "%.0f" % med["reader_user"], "%.0f" % med["other"],
+             "/".join(sorted({r["path"] for r in src}))]) + " |")
+    md.append("\n".join(lines) + "\n")
+    spreads.sort()
+    best, worst = spreads[0], spreads[-1]
+    within = sum(1 for s in spreads if s[0] <= 0.03)
+    md.append("\nThe instrument: %d of %d set-ups spread within 3 %% over "
+              "their %d runs; the tightest %s at %d B (%.1f %%), the "
+              "widest %s at %d B (%.1f %%).\n"
+              % (within, len(spreads), best[3], best[1], best[2],
+                 100 * best[0], worst[1], worst[2], 100 * worst[0]))
+    return "".join(md)

@@ -495,18 +495,27 @@ run() {
 		"$OFFERED" "$NIC_RX" "$capsum" "$(IFS=/; echo "${caps[*]}")" "$dropsum" "$wk" "$pl" "$path"
 }
 
+# reader_of SETUP: what `run` starts for a set-up of one reader (or of a
+# reader per RX queue): KIND, and PROCS, the processes
+reader_of() {
+	PROCS=1
+	case $1 in
+	ringcount|vio_m0|vio_xdp) KIND=ringcount ;;
+	vio_drop) KIND=xdpdrop ;;
+	zc_zc|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;
+	zc_af) KIND=netsniff ;;
+	*) KIND=tcpdump ;;
+	esac
+}
+
 # vio_runs REP: the virtio-net set-ups, one reader, each frame size
 vio_runs() {
-	local setup size kind
+	local setup size
 	for setup in $VIO_SETUPS; do
 		setup_enter "$setup"
-		case $setup in
-		vio_af|vio_rc_m2) kind=tcpdump ;;
-		vio_m0|vio_xdp) kind=ringcount ;;
-		vio_drop) kind=xdpdrop ;;
-		esac
+		reader_of "$setup"
 		for size in $VIO_SIZES; do
-			run virtio "$setup" "$size" "$kind" - 1 default default "$1"
+			run virtio "$setup" "$size" "$KIND" - "$PROCS" default default "$1"
 		done
 	done
 }
@@ -528,15 +537,12 @@ multi_runs() {
 # zc_runs REP: zero-copy against copy mode (one ringcount per RX queue of
 # the 82574L) and AF_PACKET (one netsniff-ng), each frame size
 zc_runs() {
-	local setup size kind procs
+	local setup size
 	for setup in $ZC_SETUPS; do
 		setup_enter "$setup"
-		case $setup in
-		zc_af) kind=netsniff procs=1 ;;
-		*) kind=ringcount_q procs=$ZC_QUEUES ;;
-		esac
+		reader_of "$setup"
 		for size in $ZC_SIZES; do
-			run zerocopy "$setup" "$size" "$kind" - "$procs" default default "$1"
+			run zerocopy "$setup" "$size" "$KIND" - "$PROCS" default default "$1"
 		done
 	done
 }
@@ -566,22 +572,15 @@ cost_row() {
 
 # cost_runs REP: every set-up of COST_SETUPS at each of COST_SIZES
 cost_runs() {
-	local setup size kind procs
+	local setup size
 	for setup in $COST_SETUPS; do
 		setup_enter "$setup"
-		procs=1
-		case $setup in
-		vio_m0|vio_xdp|ringcount) kind=ringcount ;;
-		vio_drop) kind=xdpdrop ;;
-		zc_zc|zc_copy) kind=ringcount_q procs=$ZC_QUEUES ;;
-		zc_af) kind=netsniff ;;
-		*) kind=tcpdump ;;
-		esac
+		reader_of "$setup"
 		# A stock driver's NAPI in a thread of its own (napi/*), not in
 		# whatever task the interrupt hit (ringcap_e1000e has its own).
 		echo 1 >"/sys/class/net/$dev/threaded" 2>/dev/null || true
 		for size in $COST_SIZES; do
-			run cost "$setup" "$size" "$kind" - "$procs" default default "$1"
+			run cost "$setup" "$size" "$KIND" - "$PROCS" default default "$1"
 		done
 	done
 }

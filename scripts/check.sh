@@ -359,9 +359,9 @@ fi
 # 1048, debug paths 995, 6.12's core 739, debug core 662, 6.1's e1000e
 # 805 for both halves, 346 and 436 s of programs) this order gives two
 # lanes within a few per cent of each other, whichever worker takes
-# which job (the cold run on 4bbf5d9: 6.1's core, 6.12's core and
-# e1000e-a in 1933 s; the debug paths, the debug core and e1000e-b in
-# 1962 s; the warm run on 30bcb6d, with five guests, had 2206 and 2063).
+# which job (the warm run on b316fd0: 6.1's core, the debug core and
+# e1000e-a in 1622 s; the debug paths, 6.12's core and e1000e-b in
+# 1733 s; the warm run on 30bcb6d, with five guests, had 2206 and 2063).
 gjobs=()
 [ "$distro" = 0 ] || gjobs+=("${kvers[0]}:core")
 [ "$dbg" = 0 ] || gjobs+=(debug:paths)

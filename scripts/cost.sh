@@ -7,8 +7,8 @@
 # time is every instruction the CPU ran, interrupt work included. Sourced
 # by scripts/bench-guest.sh, never run.
 #
-#   cost_init            two cgroups, rc-bench (this shell and what it
-#                        starts) and rc-reader; the caller moves in
+#   cost_init            two cgroups, rc-bench and rc-reader, and this
+#                        shell (so what it starts) into rc-bench
 #   cost_reader PID      PID, and the threads it starts, count as reader
 #   cost_snap            one snapshot on stdout (keep it in a variable)
 #   cost_split BEFORE AFTER FRAMES

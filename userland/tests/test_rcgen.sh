@@ -51,11 +51,12 @@ in_range() {
 		'BEGIN { exit !(v + 0 >= lo && v + 0 <= hi) }'
 }
 
-# The input backlogs' drops, all CPUs (the second column, in hex).
+# The input backlogs' drops, all CPUs (the second column, in hex); sh's
+# twin of selftests/lib.sh's, which is bash.
 softnet_dropped() {
-	awk '{ print $2 }' /proc/net/softnet_stat |
-		while read -r d; do echo $((0x$d)); done |
-		awk '{ s += $1 } END { print s + 0 }'
+	s=0
+	while read -r _ d _; do s=$((s + 0x$d)); done </proc/net/softnet_stat
+	echo "$s"
 }
 
 # start_recv NAME ARGS...: "rcgen --recv --bind 0 ARGS" in the background,

@@ -22,8 +22,8 @@
 #   make demo         the 82574L on ringcap_e1000e in a guest, host traffic
 #                     captured by tcpdump through ringcap (scripts/demo.sh)
 #   make bench        ringcap against AF_PACKET, side by side, the full
-#                     matrix, then the cost in instructions per frame
-#                     (about an hour and a half; docs/BENCHMARKS.md)
+#                     matrix (about an hour), then the cost in
+#                     instructions per frame (docs/BENCHMARKS.md)
 #   make bench-quick  a reduced matrix, about 30 minutes
 #   make fuzz         random and hostile use of the whole user API on the
 #                     debug kernel, FUZZ_SECONDS (default 600; RELIABILITY.md)

@@ -184,7 +184,8 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
  * Mode 0: the standard receive path hands us every frame of a device with
  * bound sockets through one ETH_P_ALL packet_type per device (dev.c), as
  * AF_PACKET does per socket. Frames an aware driver already offered to a
- * socket (modes 1 and 2) carry the mark ringcap_rx_skb() set and are not
+ * socket (modes 1 and 2) carry the mark ringcap_rx_skb() set, those the
+ * XDP kfunc offered carry it in their metadata (kfunc.c), and are not
  * offered to it again here, so that no frame reaches a socket twice, nor
  * none when the mode, the device's registration or the bound sockets
  * change in between. The mark speaks for the sockets of the aware device
@@ -197,6 +198,7 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 {
 	struct ringcap_dev *rd = pt->af_packet_priv;
 	struct ringcap_skb_cb *cb = ringcap_skb_cb(skb);
+	const u32 *had = ringcap_xdp_marked(skb, rd);
 	struct ringcap_frame f = {};
 	u8 *old_data = skb->data;
 	unsigned int old_len = skb->len;
@@ -226,9 +228,9 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		f.rss_hash = skb->hash;
 	}
 	/* Softirq: BH is off and this is an RCU read-side section. */
-	ringcap_set_deliver(rcu_dereference(rd->set), &f,
-			    cb->magic == RINGCAP_SKB_IN_RINGS &&
-			    cb->dev == rd->dev ? &cb->version : NULL);
+	if (cb->magic == RINGCAP_SKB_IN_RINGS && cb->dev == rd->dev)
+		had = &cb->version;
+	ringcap_set_deliver(rcu_dereference(rd->set), &f, had);
 
 	skb->data = old_data;
 	skb->len = old_len;

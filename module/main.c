@@ -25,11 +25,14 @@ static int __init ringcap_init(void)
 	err = ringcap_xdp_init();
 	if (err)
 		goto err_proc;
+	/* Nothing to undo: the kfuncs go with the module's BTF. */
+	ringcap_kfunc_init();
 	err = ringcap_sock_init();
 	if (err)
 		goto err_xdp;
-	pr_info("version %s, family %u, transparent_mode %d\n",
-		RINGCAP_VERSION, ringcap_family_nr, ringcap_mode());
+	pr_info("version %s, family %u, transparent_mode %d, XDP %s\n",
+		RINGCAP_VERSION, ringcap_family_nr, ringcap_mode(),
+		ringcap_kfunc_available() ? "copy" : "redirect");
 	return 0;
 
 err_xdp:

@@ -162,6 +162,7 @@ struct ringcap_dev {
 	/* mode 2 through XDP (xdp.c), under rtnl */
 	struct list_head xdp_node;	/* while xdp is held */
 	struct ringcap_xdp_hold *xdp;	/* the reader's link, its program and map */
+	bool xdp_copy;			/* xdp's program calls the kfunc */
 	int xdp_target;			/* ifindex of the redirect target */
 	bool xdp_native;		/* the driver has native XDP */
 	int xdp_error;			/* the reader's failed attach, errno */
@@ -248,6 +249,12 @@ void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p);
 const char *ringcap_path_name(const struct ringcap_path *p);
 int ringcap_xdp_init(void);
 void ringcap_xdp_exit(void);
+
+/* kfunc.c */
+void ringcap_kfunc_init(void);
+bool ringcap_kfunc_available(void);
+const u32 *ringcap_xdp_marked(const struct sk_buff *skb,
+			      const struct ringcap_dev *rd);
 
 /* cluster.c */
 struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,

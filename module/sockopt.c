@@ -87,13 +87,17 @@ static int ringcap_set_cluster(struct ringcap_sock *rs, sockptr_t optval,
 static int ringcap_set_xdp_link(struct ringcap_sock *rs, sockptr_t optval,
 				unsigned int optlen)
 {
-	struct ringcap_xdp_link req;
+	struct ringcap_xdp_link req = {};
 	int err;
 
-	if (optlen != sizeof(req))
+	/* Before flags, the option was fd and error alone (uapi). */
+	if (optlen != sizeof(req) &&
+	    optlen != offsetofend(struct ringcap_xdp_link, error))
 		return -EINVAL;
-	if (copy_from_sockptr(&req, optval, sizeof(req)))
+	if (copy_from_sockptr(&req, optval, optlen))
 		return -EFAULT;
+	if ((req.flags & ~RINGCAP_XDP_LINK_COPY) || req.reserved)
+		return -EINVAL;
 	if (!ns_capable(sock_net(&rs->sk)->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
 	rtnl_lock();

@@ -42,7 +42,7 @@ static LIST_HEAD(ringcap_xdp_devs);
  * What the module holds of a reader's XDP link, each by a reference of its
  * own: the link's file (the link stays attached while it is open), the
  * program that ran on the link when it was handed over, and that
- * program's map. The link may be detached, or given another program
+ * program's map (the redirect program's; the copy program has none). The link may be detached, or given another program
  * (BPF_LINK_UPDATE), while the module holds it; the program and the map
  * it writes then still live until it lets them go.
  */
@@ -66,7 +66,8 @@ static void ringcap_xdp_put_work(struct work_struct *work)
 
 	llist_for_each_entry_safe(h, next, llist_del_all(&ringcap_xdp_gone),
 				  gone) {
-		bpf_map_put(h->map);
+		if (h->map)
+			bpf_map_put(h->map);
 		bpf_prog_put(h->prog);
 		/* The link's release, if this is the last reference. */
 		fput(h->file);
@@ -87,8 +88,8 @@ static DEFINE_RATELIMIT_STATE(ringcap_xdp_log, DEFAULT_RATELIMIT_INTERVAL,
 #define ringcap_xdp_fallback(dev, fmt, ...)				\
 	do {								\
 		if (__ratelimit(&ringcap_xdp_log))			\
-			netdev_info(dev, "mode 2 stays on the mode 0 hook: " \
-				    fmt, ##__VA_ARGS__);		\
+			netdev_info(dev, "mode %d stays on the mode 0 hook: " \
+				    fmt, ringcap_mode(), ##__VA_ARGS__); \
 	} while (0)
 
 static unsigned int ringcap_xdp_net_id;
@@ -314,11 +315,16 @@ static void ringcap_xdp_release(struct ringcap_dev *rd, int error)
 	struct ringcap_xdp_hold *h = rd->xdp;
 
 	ASSERT_RTNL();
-	/* Whatever still runs the program passes every frame. */
-	ringcap_xdp_cfg(h->map, RINGCAP_XDP_CFG_TARGET, 0);
+	/*
+	 * Whatever still runs the redirect program passes every frame; the
+	 * copy program's kfunc keeps copying for the sockets that are left.
+	 */
+	if (h->map)
+		ringcap_xdp_cfg(h->map, RINGCAP_XDP_CFG_TARGET, 0);
 	list_del_rcu(&rd->xdp_node);
 	synchronize_net();
 	WRITE_ONCE(rd->xdp, NULL);
+	WRITE_ONCE(rd->xdp_copy, false);
 	WRITE_ONCE(rd->xdp_error, error);
 	llist_add(&h->gone, &ringcap_xdp_gone);
 	schedule_work(&ringcap_xdp_put);
@@ -349,7 +355,10 @@ static bool ringcap_xdp_write(struct ringcap_dev *rd)
 		ringcap_xdp_release(rd, ENOLINK);
 		return false;
 	}
+	/* The copy program's kfunc reads the sockets and the mode itself. */
 	map = rd->xdp->map;
+	if (!map)
+		return true;
 	list_for_each_entry(rs, &rd->socks, dev_node) {
 		if (!rs->steal)
 			continue;
@@ -413,14 +422,34 @@ static struct bpf_map *ringcap_xdp_map(struct bpf_prog *prog)
 	return map;
 }
 
+/*
+ * Is prog what libringcap's copy program looks like: an XDP program with
+ * no map, which can only mean the kfunc does its work (the redirect
+ * program has its map)? Whatever it is, the module writes nothing of it.
+ */
+static bool ringcap_xdp_copy_prog(struct bpf_prog *prog)
+{
+	bool mapless;
+
+	if (prog->type != BPF_PROG_TYPE_XDP || !ringcap_kfunc_available())
+		return false;
+	mutex_lock(&prog->aux->used_maps_mutex);
+	mapless = !prog->aux->used_map_cnt;
+	mutex_unlock(&prog->aux->used_maps_mutex);
+	return mapless;
+}
+
 /**
  * ringcap_xdp_set_link - take over the reader's XDP link for its device
  * @rs: a bound socket, rtnl held
  * @req: the link, or the errno its attach failed with
  *
  * The link is known by the device: it must be the one attached to rs's
- * device in native mode, which no other file can be. Its program and map
- * are then taken with references of the module's own.
+ * device in native mode, which no other file can be. Its program and,
+ * for the redirect program, its map are then taken with references of
+ * the module's own. The copy program (RINGCAP_XDP_LINK_COPY) is any XDP
+ * program without maps: the module writes nothing of it, and whatever it
+ * does with the kfunc, the kfunc checks.
  *
  * Return: 0, or -EINVAL, -EBUSY, -EBADF, -ENOMEM, -EPERM as the ABI says.
  */
@@ -436,7 +465,7 @@ int ringcap_xdp_set_link(struct ringcap_sock *rs,
 	ASSERT_RTNL();
 	if (!rd || rd->nr_rxq)
 		return -EINVAL;
-	/* Its link would redirect nothing, and outlive its reason. */
+	/* Its link would serve nothing of its own, and outlive its reason. */
 	if (!rs->steal)
 		return -EPERM;
 	/* A link that went away since (the write lets it go) leaves room. */
@@ -462,28 +491,42 @@ int ringcap_xdp_set_link(struct ringcap_sock *rs,
 	link = h->file->private_data;
 	if (!link || ringcap_xdp_dev_link(rd->dev) != link)
 		goto err_fput;
-	h->prog = link->prog;
-	h->map = ringcap_xdp_map(h->prog);
-	if (!h->map)
-		goto err_fput;
+	h->prog = READ_ONCE(link->prog);
+	if (req->flags & RINGCAP_XDP_LINK_COPY) {
+		if (!ringcap_xdp_copy_prog(h->prog))
+			goto err_fput;
+	} else {
+		h->map = ringcap_xdp_map(h->prog);
+		if (!h->map)
+			goto err_fput;
+	}
 	bpf_prog_inc(h->prog);
-	target = ringcap_xdp_target(dev_net(rd->dev));
-	err = PTR_ERR(target);
-	if (IS_ERR(target))
-		goto err_put;
+	/* The redirect program's target; the copy program has none. */
+	if (h->map) {
+		target = ringcap_xdp_target(dev_net(rd->dev));
+		err = PTR_ERR(target);
+		if (IS_ERR(target))
+			goto err_put;
+		rd->xdp_target = target->ifindex;
+	}
 
-	rd->xdp_target = target->ifindex;
 	WRITE_ONCE(rd->xdp_error, 0);
+	WRITE_ONCE(rd->xdp_copy, !h->map);
 	WRITE_ONCE(rd->xdp, h);
 	list_add_rcu(&rd->xdp_node, &ringcap_xdp_devs);
 	ringcap_xdp_write(rd);
-	netdev_info(rd->dev, "mode 2 through XDP into %s\n", target->name);
+	if (h->map)
+		netdev_info(rd->dev, "mode 2 through XDP into %s\n",
+			    netdev_name(target));
+	else
+		netdev_info(rd->dev, "capture in XDP, copied by the kfunc\n");
 	return 0;
 
 err_put:
 	/* Not the last references: the link holds both. */
 	bpf_prog_put(h->prog);
-	bpf_map_put(h->map);
+	if (h->map)
+		bpf_map_put(h->map);
 err_fput:
 	fput(h->file);
 err_free:
@@ -524,6 +567,25 @@ void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
 }
 
 /*
+ * Mode 1 on a device without the copy program: what the reader may do.
+ * A socket bound with CAP_NET_ADMIN is asked for the copy program where
+ * the driver has native XDP and the module the kfunc; every other case is
+ * the plain hook, which mode 1 always was there.
+ */
+static void ringcap_xdp_path_mode1(struct ringcap_sock *rs,
+				   struct ringcap_dev *rd,
+				   struct ringcap_path *p)
+{
+	if (!READ_ONCE(rs->steal) || !rd->xdp_native ||
+	    !ringcap_kfunc_available() || READ_ONCE(rd->xdp))
+		p->error = 0;
+	else if (p->error)
+		p->why = RINGCAP_XDP_REFUSED;
+	else
+		p->why = RINGCAP_XDP_NO_COPY_PROGRAM;
+}
+
+/*
  * Which path feeds rs's device, under RCU (a snapshot: rd outlives a
  * grace period, and the fields it reads change under rtnl).
  */
@@ -533,6 +595,8 @@ void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
 	int mode = ringcap_mode();
 
 	memset(p, 0, sizeof(*p));
+	if (ringcap_kfunc_available())
+		p->flags |= RINGCAP_PATH_KFUNC;
 	if (READ_ONCE(rs->zc)) {
 		p->path = RINGCAP_PATH_ZEROCOPY;
 		return;
@@ -547,10 +611,15 @@ void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
 			p->path = RINGCAP_PATH_AWARE;
 		return;
 	}
-	if (mode != 2)
+	if (!mode)
 		return;
 	p->error = READ_ONCE(rd->xdp_error);
-	if (READ_ONCE(rd->xdp))
+	if (READ_ONCE(rd->xdp) && READ_ONCE(rd->xdp_copy))
+		p->path = RINGCAP_PATH_XDP_COPY;
+	else if (mode == 1)
+		/* Only the copy program serves mode 1 (libringcap, xdp.c). */
+		ringcap_xdp_path_mode1(rs, rd, p);
+	else if (READ_ONCE(rd->xdp))
 		p->path = RINGCAP_PATH_XDP;
 	else if (p->flags & RINGCAP_PATH_PASS)
 		return;		/* no program would serve it (set_link) */
@@ -570,6 +639,7 @@ const char *ringcap_path_name(const struct ringcap_path *p)
 		[RINGCAP_XDP_NO_NATIVE] = "hook:no-native-xdp",
 		[RINGCAP_XDP_NO_PROGRAM] = "hook:no-program",
 		[RINGCAP_XDP_REFUSED] = "hook:refused",
+		[RINGCAP_XDP_NO_COPY_PROGRAM] = "hook:no-program",
 	};
 
 	switch (p->path) {
@@ -580,7 +650,9 @@ const char *ringcap_path_name(const struct ringcap_path *p)
 	case RINGCAP_PATH_AWARE:
 		return "aware";
 	case RINGCAP_PATH_XDP:
-		return "xdp";
+		return "xdp-redirect";
+	case RINGCAP_PATH_XDP_COPY:
+		return "xdp-copy";
 	case RINGCAP_PATH_ZEROCOPY:
 		return "zerocopy";
 	}

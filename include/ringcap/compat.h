@@ -60,4 +60,26 @@
 #define ringcap_set_netns_local(dev)	((dev)->features |= NETIF_F_NETNS_LOCAL)
 #endif
 
+/*
+ * Kfuncs (kfunc.c): 6.3 added the __bpf_kfunc tag, 6.7 the start and end
+ * of their definitions (which silence -Wmissing-prototypes), and 6.9
+ * BTF_KFUNCS_START, a BTF_SET8 flagged as kfuncs that registration then
+ * insists on; 6.1 has the plain set, and a kfunc is a function the
+ * compiler must keep as it is.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+#define __bpf_kfunc	__used noinline
+#endif
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 7, 0)
+#define __bpf_kfunc_start_defs()					\
+	__diag_push();							\
+	__diag_ignore_all("-Wmissing-prototypes",			\
+			  "kfuncs are declared by their BTF")
+#define __bpf_kfunc_end_defs()	__diag_pop()
+#endif
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 9, 0)
+#define BTF_KFUNCS_START	BTF_SET8_START
+#define BTF_KFUNCS_END		BTF_SET8_END
+#endif
+
 #endif /* _RINGCAP_COMPAT_H */

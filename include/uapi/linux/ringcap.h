@@ -179,20 +179,36 @@ struct ringcap_cluster {
  *
  * Mode 2 on such a device captures before any skb is built: a small XDP
  * program (libringcap's, attached by the reader as a BPF link on the
- * device and handed over with RINGCAP_XDP_LINK) redirects the frames that
- * bound sockets want into the namespace's ringcapxdpN device, whose
- * ndo_xdp_xmit() puts them into the rings; other frames go on to the
- * stack. The module holds the link while sockets are bound to the device
+ * device and handed over with RINGCAP_XDP_LINK) runs on every frame. It
+ * takes one of two ways:
+ *   - copy (RINGCAP_PATH_XDP_COPY, "xdp-copy"), where the module has BTF:
+ *     the program calls the module's kfunc bpf_ringcap_xdp_capture(),
+ *     which copies the frame into the rings of the sockets that want it
+ *     while the program runs, and says whether to drop it (mode 2, a
+ *     socket bound with CAP_NET_ADMIN wanted it) or pass it on; a frame
+ *     passed on carries struct ringcap_xdp_mark in its metadata so that
+ *     the mode 0 hook does not offer it again. In mode 1 the same program
+ *     gives copies without an skb and the stack every frame.
+ *   - redirect (RINGCAP_PATH_XDP, "xdp-redirect"), the fallback where the
+ *     kfunc cannot be had: the program redirects the frames that bound
+ *     sockets want into the namespace's ringcapxdpN device, whose
+ *     ndo_xdp_xmit() puts them into the rings; other frames go on to the
+ *     stack. Mode 2 only.
+ * The module holds the link while sockets are bound to the device
  * and drops it (the program is detached) after the last one leaves. Where
  * that cannot happen, the device keeps the mode 0 hook and `why` says why.
  *
  *   path  RINGCAP_PATH_UNBOUND, _HOOK (the standard mode 0 hook), _AWARE
- *         (an aware driver, modes 1 and 2), _XDP, _ZEROCOPY (any mode)
- *   why   with _HOOK in mode 2: RINGCAP_XDP_NO_NATIVE (the driver has no
+ *         (an aware driver, modes 1 and 2), _XDP (redirect, mode 2),
+ *         _XDP_COPY (modes 1 and 2), _ZEROCOPY (any mode)
+ *   why   with _HOOK in modes 1 and 2: RINGCAP_XDP_NO_NATIVE (the driver has no
  *         native XDP), _NO_PROGRAM (no program handed over yet: a raw
  *         socket user, or one bound before mode 2), _REFUSED (attaching
  *         failed with `error`: EBUSY when the device runs an XDP program
- *         of its own, EPERM without CAP_NET_ADMIN and CAP_BPF); else
+ *         of its own, EPERM without CAP_NET_ADMIN and CAP_BPF),
+ *         _NO_COPY_PROGRAM (mode 1, where the module has the kfunc: no
+ *         copy program handed over yet; no other program serves mode 1,
+ *         and without the kfunc mode 1 is the plain hook); else
  *         RINGCAP_XDP_NONE (also for a socket with RINGCAP_PATH_PASS,
  *         which no program would serve)
  *   flags RINGCAP_PATH_PASS in mode 2 for a socket bound without
@@ -201,10 +217,16 @@ struct ringcap_cluster {
  *         sockets bound with CAP_NET_ADMIN want; such a socket gets
  *         those it wants too, and the others through the mode 0 hook.
  *         /proc/net/ringcap appends ":pass" to the path's name.
+ *         RINGCAP_PATH_KFUNC whenever the module has the kfunc: the
+ *         program to hand over for _NO_PROGRAM is the copy program.
  *
  * struct ringcap_xdp_link: fd a BPF link of libringcap's program attached
  * to the bound device in native mode, or -1 with error the positive errno
- * the attach failed with, which the module reports as _REFUSED. Needs
+ * the attach failed with, which the module reports as _REFUSED; flags
+ * RINGCAP_XDP_LINK_COPY for the copy program (an XDP program without
+ * maps; EINVAL where the module has no kfunc), else 0 for the redirect
+ * program; other flags, or reserved not 0: EINVAL. The option takes the first 8 bytes alone too (flags
+ * 0), as before flags existed. Needs
  * CAP_NET_ADMIN, at the call and when the socket was bound (EPERM);
  * EINVAL when unbound, on an aware device, or for a link that is not such
  * a program attached to the bound device in native mode (a link on
@@ -219,24 +241,31 @@ struct ringcap_cluster {
 #define RINGCAP_PATH_AWARE	2
 #define RINGCAP_PATH_XDP	3
 #define RINGCAP_PATH_ZEROCOPY	4	/* RINGCAP_ZEROCOPY: the queue's own buffers */
+#define RINGCAP_PATH_XDP_COPY	5	/* XDP, copied by the module's kfunc */
 
 #define RINGCAP_XDP_NONE	0
 #define RINGCAP_XDP_NO_NATIVE	1
 #define RINGCAP_XDP_NO_PROGRAM	2
 #define RINGCAP_XDP_REFUSED	3
+#define RINGCAP_XDP_NO_COPY_PROGRAM 4	/* mode 1: waits for the copy program */
 
 #define RINGCAP_PATH_PASS	0x1	/* mode 2 without CAP_NET_ADMIN: copies */
+#define RINGCAP_PATH_KFUNC	0x2	/* the module has the kfunc: load the copy program */
 
 struct ringcap_path {
 	__u32	path;
 	__u32	why;
 	__s32	error;
-	__u32	flags;		/* RINGCAP_PATH_PASS; was padding, always 0 */
+	__u32	flags;		/* RINGCAP_PATH_PASS, _KFUNC */
 };
+
+#define RINGCAP_XDP_LINK_COPY	0x1	/* the program calls the kfunc */
 
 struct ringcap_xdp_link {
 	__s32	fd;
 	__s32	error;
+	__u32	flags;		/* RINGCAP_XDP_LINK_COPY */
+	__u32	reserved;	/* 0 */
 };
 
 /*
@@ -255,6 +284,20 @@ struct ringcap_xdp_link {
 struct ringcap_xdp_meta {
 	__u32	ifindex;	/* the receiving device */
 	__u32	queue;		/* its RX queue */
+};
+
+/*
+ * The copy program reserves this much metadata (bpf_xdp_adjust_meta())
+ * before it calls bpf_ringcap_xdp_capture(), which writes it when the
+ * frame goes on to the stack after its copies: the version of the
+ * device's socket set that had it, for the mode 0 hook. Where the driver
+ * carries no metadata the kfunc copies nothing and the hook captures.
+ */
+struct ringcap_xdp_mark {
+	__u32	magic;
+	__u32	version;
+	__u32	ifindex;	/* the device, within */
+	__u32	netns;		/* its network namespace's inode number */
 };
 
 /*

@@ -151,14 +151,16 @@ int ringcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
  * Which path feeds the bound device (struct ringcap_path in the ABI
  * header): the mode 0 hook, an aware driver, XDP, or the queue's own
  * buffers (zero-copy). ringcap_bind() on a device with native XDP in mode
- * 2 attaches ringcap's XDP program (needs CAP_NET_ADMIN and CAP_BPF);
- * where it cannot, the device keeps the mode 0 hook and the path says
- * why. ringcap_path_name() gives the name /proc/net/ringcap shows: "xdp",
+ * 2, and in mode 1 where the module has its kfunc, attaches ringcap's XDP
+ * program (needs CAP_NET_ADMIN and CAP_BPF); where it cannot, the device
+ * keeps the mode 0 hook and the path says why. ringcap_path_name() gives
+ * the name /proc/net/ringcap shows: "xdp-copy" (the kfunc copies),
+ * "xdp-redirect" (the fallback without it, RINGCAP_XDP=redirect),
  * "aware", "zerocopy", "hook", "hook:no-native-xdp", "hook:no-program",
  * "hook:busy" (the device runs its own XDP program), "hook:refused"
  * (another errno, in path->error), or "-" when unbound; in mode 2, a
  * socket bound without CAP_NET_ADMIN takes no frame from the stack and
- * its path ends in ":pass" ("aware:pass", "xdp:pass", "hook:pass").
+ * its path ends in ":pass" ("aware:pass", "xdp-copy:pass", "hook:pass").
  */
 int ringcap_path(struct ringcap *rc, struct ringcap_path *path);
 const char *ringcap_path_name(const struct ringcap_path *path);

@@ -1,17 +1,23 @@
 // SPDX-License-Identifier: LGPL-2.1 OR BSD-2-Clause
 /*
- * Mode 2 on devices with native XDP but no aware driver: after bind, when
- * the module says it waits for a program (RINGCAP_PATH), load the one
- * built from bpf/ringcap_xdp.bpf.c and embedded in this library, attach it
- * to the device as a native-mode BPF link, and hand the link over with
- * RINGCAP_XDP_LINK. The module owns it from then on: it detaches when the
+ * Modes 1 and 2 on devices with native XDP but no aware driver: after
+ * bind, when the module says it waits for a program (RINGCAP_PATH), load
+ * one of the two embedded in this library, attach it to the device as a
+ * native-mode BPF link, and hand the link over with RINGCAP_XDP_LINK:
+ *   - the copy program (bpf/ringcap_xdp_copy.bpf.c), which calls the
+ *     module's kfunc, when the module has it (RINGCAP_PATH_KFUNC);
+ *   - else the redirect program (bpf/ringcap_xdp.bpf.c), mode 2 only.
+ * RINGCAP_XDP=redirect in the environment picks the redirect program
+ * where the copy one would do, to compare the two. The module owns it from then on: it detaches when the
  * device's last ringcap socket goes, whoever closes it and however. When
  * attaching fails (the device runs an XDP program of its own: EBUSY; no
  * CAP_BPF: EPERM), the errno goes to the module instead, which logs it and
  * shows the fallback to the mode 0 hook in /proc/net/ringcap.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 #include <linux/if_link.h>
@@ -20,8 +26,21 @@
 #include <bpf/libbpf.h>
 #include "internal.h"
 
-/* The program's ELF object (xdp_obj.S). */
+/* The programs' ELF objects (xdp_obj.S). */
 extern const unsigned char rc_xdp_obj[], rc_xdp_obj_end[];
+extern const unsigned char rc_xdp_copy_obj[], rc_xdp_copy_obj_end[];
+
+struct rc_xdp_prog {
+	const unsigned char *obj, *end;
+	const char *name;
+};
+
+static const struct rc_xdp_prog rc_xdp_redirect = {
+	rc_xdp_obj, rc_xdp_obj_end, "ringcap_xdp"
+};
+static const struct rc_xdp_prog rc_xdp_copy = {
+	rc_xdp_copy_obj, rc_xdp_copy_obj_end, "ringcap_xdp_copy"
+};
 
 int ringcap_path(struct ringcap *rc, struct ringcap_path *path)
 {
@@ -43,7 +62,9 @@ const char *ringcap_path_name(const struct ringcap_path *path)
 	case RINGCAP_PATH_AWARE:
 		return pass ? "aware:pass" : "aware";
 	case RINGCAP_PATH_XDP:
-		return pass ? "xdp:pass" : "xdp";
+		return pass ? "xdp-redirect:pass" : "xdp-redirect";
+	case RINGCAP_PATH_XDP_COPY:
+		return pass ? "xdp-copy:pass" : "xdp-copy";
 	case RINGCAP_PATH_ZEROCOPY:
 		return "zerocopy";
 	case RINGCAP_PATH_HOOK:
@@ -55,6 +76,7 @@ const char *ringcap_path_name(const struct ringcap_path *path)
 	case RINGCAP_XDP_NO_NATIVE:
 		return "hook:no-native-xdp";
 	case RINGCAP_XDP_NO_PROGRAM:
+	case RINGCAP_XDP_NO_COPY_PROGRAM:
 		return "hook:no-program";
 	case RINGCAP_XDP_REFUSED:
 		return path->error == EBUSY ? "hook:busy" : "hook:refused";
@@ -73,24 +95,23 @@ static int rc_bpf_quiet(enum libbpf_print_level level, const char *fmt,
 }
 
 /* A BPF link of the program on ifindex in native mode, or -errno. */
-static int rc_xdp_link(unsigned int ifindex)
+static int rc_xdp_link(const struct rc_xdp_prog *p, unsigned int ifindex)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oopts,
-		    .object_name = "ringcap_xdp");
+		    .object_name = p->name);
 	LIBBPF_OPTS(bpf_link_create_opts, lopts,
 		    .flags = XDP_FLAGS_DRV_MODE);
 	struct bpf_program *prog;
 	struct bpf_object *obj;
 	int fd, err;
 
-	obj = bpf_object__open_mem(rc_xdp_obj, rc_xdp_obj_end - rc_xdp_obj,
-				   &oopts);
+	obj = bpf_object__open_mem(p->obj, p->end - p->obj, &oopts);
 	if (!obj)
 		return -errno;
 	err = bpf_object__load(obj);
 	if (err)
 		goto out;
-	prog = bpf_object__find_program_by_name(obj, "ringcap_xdp");
+	prog = bpf_object__find_program_by_name(obj, p->name);
 	if (!prog) {
 		err = -ENOENT;
 		goto out;
@@ -110,15 +131,28 @@ out:
 void rc_xdp_attach(struct ringcap *rc, unsigned int ifindex)
 {
 	struct ringcap_xdp_link req = { .fd = -1 };
+	const char *want = getenv("RINGCAP_XDP");
+	bool redirect = want && !strcmp(want, "redirect");
+	const struct rc_xdp_prog *p = &rc_xdp_redirect;
 	libbpf_print_fn_t old;
 	struct ringcap_path path;
 	int ret;
 
-	if (ringcap_path(rc, &path) || path.path != RINGCAP_PATH_HOOK ||
-	    path.why != RINGCAP_XDP_NO_PROGRAM)
+	if (ringcap_path(rc, &path) || path.path != RINGCAP_PATH_HOOK)
 		return;
+	/* Mode 1 takes the copy program only; mode 2 either. */
+	if (path.why == RINGCAP_XDP_NO_COPY_PROGRAM && !redirect) {
+		p = &rc_xdp_copy;
+	} else if (path.why == RINGCAP_XDP_NO_PROGRAM) {
+		if ((path.flags & RINGCAP_PATH_KFUNC) && !redirect)
+			p = &rc_xdp_copy;
+	} else {
+		return;
+	}
+	if (p == &rc_xdp_copy)
+		req.flags = RINGCAP_XDP_LINK_COPY;
 	old = libbpf_set_print(rc_bpf_quiet);
-	ret = rc_xdp_link(ifindex);
+	ret = rc_xdp_link(p, ifindex);
 	libbpf_set_print(old);
 	if (ret >= 0)
 		req.fd = ret;

@@ -344,7 +344,11 @@ static void path_names(void)
 	p.path = RINGCAP_PATH_AWARE;
 	ok(!strcmp(ringcap_path_name(&p), "aware"), "path AWARE is \"aware\"");
 	p.path = RINGCAP_PATH_XDP;
-	ok(!strcmp(ringcap_path_name(&p), "xdp"), "path XDP is \"xdp\"");
+	ok(!strcmp(ringcap_path_name(&p), "xdp-redirect"),
+	   "path XDP is \"xdp-redirect\"");
+	p.path = RINGCAP_PATH_XDP_COPY;
+	ok(!strcmp(ringcap_path_name(&p), "xdp-copy"),
+	   "path XDP_COPY is \"xdp-copy\"");
 	p.path = RINGCAP_PATH_HOOK;
 	p.why = RINGCAP_XDP_REFUSED;
 	p.error = EBUSY;
@@ -360,12 +364,15 @@ static void path_names(void)
 	ok(!strcmp(ringcap_path_name(&p), "aware:pass"),
 	   "path AWARE with PASS is \"aware:pass\"");
 	p.path = RINGCAP_PATH_XDP;
-	ok(!strcmp(ringcap_path_name(&p), "xdp:pass"),
-	   "path XDP with PASS is \"xdp:pass\"");
+	ok(!strcmp(ringcap_path_name(&p), "xdp-redirect:pass"),
+	   "path XDP with PASS is \"xdp-redirect:pass\"");
+	p.path = RINGCAP_PATH_XDP_COPY;
+	ok(!strcmp(ringcap_path_name(&p), "xdp-copy:pass"),
+	   "path XDP_COPY with PASS is \"xdp-copy:pass\"");
 	p.flags = 0;
 	p.path = RINGCAP_PATH_UNBOUND;
 	ok(!strcmp(ringcap_path_name(&p), "-"), "unbound is \"-\"");
-	p.path = RINGCAP_PATH_ZEROCOPY + 1;
+	p.path = RINGCAP_PATH_XDP_COPY + 1;
 	ok(!strcmp(ringcap_path_name(&p), "-"),
 	   "an unknown path is \"-\"");
 }

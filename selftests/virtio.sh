@@ -383,15 +383,19 @@ udp_stop() {
 	RCPID[udp]=
 	UDP=$(cat "$tmp/udp" 2>/dev/null || echo '?')
 }
+# The XDP path's name: the copy program where the module has its kfunc
+# (and RINGCAP_XDP does not ask for the redirect), else the redirect.
+XP=xdp-redirect
+[ ! -e /sys/kernel/btf/ringcap ] || [ "${RINGCAP_XDP:-}" = redirect ] || XP=xdp-copy
 # rc_xdp ID [ringcount options]: rc_start in mode 2; fails unless the
 # socket is on the XDP path with the program attached.
 rc_xdp() {
 	local id=$1 p
 	rc_start "$@" || return 1
 	# libringcap attaches the program just after bind.
-	wait_for 10 eval '[ "$(proc_path "${RCPID[$id]}")" = xdp ]' || true
+	wait_for 10 eval '[ "$(proc_path "${RCPID[$id]}")" = "$XP" ]' || true
 	p=$(proc_path "${RCPID[$id]}")
-	[ "$p" = xdp ] && ! no_xdp && return 0
+	[ "$p" = "$XP" ] && ! no_xdp && return 0
 	msg="path $p, program $(xdp_prog): $(dmesg | grep -E "$DEV: (mode 2|XDP)" | tail -n 2 | tr '\n' ' ')"
 	rc_stop "$id"
 	return 1
@@ -425,7 +429,7 @@ t_xdp_takes() {
 	xdp_run x1 || return 1
 	msg="$(traffic); ringcount captured $(rc_val x1 captured), dropped $(rc_val x1 dropped), path $(rc_val x1 path); the UDP socket got $UDP"
 	[ "$(rc_val x1 captured)" = "$N" ] && [ "$(rc_val x1 dropped)" = 0 ] &&
-		[ "$(rc_val x1 path)" = xdp ] && [ "$UDP" = 0 ]
+		[ "$(rc_val x1 path)" = "$XP" ] && [ "$UDP" = 0 ]
 }
 tcase "XDP: while a ringcount is bound in mode 2 its ring gets all $N frames, the stack none" t_xdp_takes
 
@@ -481,7 +485,7 @@ tcase "XDP: a socket bound to queue 1 leaves the other queues to the stack" t_xd
 t_xdp_switch() {
 	local sw t0 took rc=0
 	td_start sw || return
-	wait_for 10 eval '[ "$(proc_path "${RCPID[sw]}")" = xdp ]' ||
+	wait_for 10 eval '[ "$(proc_path "${RCPID[sw]}")" = "$XP" ]' ||
 		{ msg="tcpdump's path: $(proc_path "${RCPID[sw]}")"; return 1; }
 	( for m in 0 2 0; do sleep 0.8; set_mode "$m"; echo "$m at $(now_ms)"; done ) >"$tmp/sw.modes" &
 	sw=$!

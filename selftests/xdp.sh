@@ -7,10 +7,17 @@
 # goes with the sockets (close, SIGKILL), a queue-bound socket leaves the
 # other queue to the stack, mode switches under traffic lose and repeat
 # nothing, and where XDP cannot be had (the device runs its own program,
-# the driver has none, mode 1) the mode 0 hook captures and says why.
+# the driver has none) the mode 0 hook captures and says why.
 # Device deletion under an XDP socket: POLLERR/ENODEV, nothing left.
 # A ring bound by uid nobody with CAP_NET_RAW alone takes nothing from the
 # stack: it neither steers root's program nor keeps it attached.
+# Mode 1 through the copy program: the ring and the stack each get every
+# datagram once; without the kfunc mode 1 is the plain hook.
+#
+# The cases run once per XDP path: "copy" (the module's kfunc, where it
+# has BTF) and "redirect" (the fallback, RINGCAP_XDP=redirect), each case
+# named after its path; a kernel with BTF must give the module its BTF
+# (DKMS, kbuild/btf.sh), which the first case checks.
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap; uses the
 # installed tools (ringcount, ringcap-run) and Debian's tcpdump, ip and
@@ -25,6 +32,8 @@
 #   RC_XDP_ONLY  run only these cases (their functions' names, e.g.
 #                "xdp_takes queue_repeat"); the others are skipped, saying
 #                so (make check's debug-kernel guest runs a few)
+#   RC_XDP_PATHS the paths to run the cases on (default: "copy redirect"
+#                where the module has the kfunc, else "redirect")
 #
 # Output: TAP. Exit status: 0 all passed, 1 a test failed, 4 skipped.
 set -euo pipefail
@@ -44,7 +53,16 @@ ADDR=10.77.0.1
 PADDR=10.77.0.2
 PORT=9777
 N=400
-PLAN=17
+# The module has its kfunc where it has BTF (kfunc.c).
+if [ -e /sys/kernel/btf/ringcap ]; then
+	PATHS=${RC_XDP_PATHS:-copy redirect}
+else
+	PATHS=${RC_XDP_PATHS:-redirect}
+fi
+read -r -a paths <<<"$PATHS"
+# Per path 16 cases (netns_local is the redirect path's), then 3.
+PLAN=$((16 * ${#paths[@]} + 3))
+[[ " $PATHS " != *" copy "* ]] || PLAN=$((PLAN - 1))
 
 n=0
 failed=0
@@ -75,6 +93,8 @@ klog0=$(klog_lines) || klog0=0	# unreadable: the last case says so
 # The wire: vx0 here, vx1 in $NS, two queues each, IPv4 only with static
 # neighbours, so that the datagrams sent are the only frames on it.
 veth_up() {
+	ip link del "$DEV" 2>/dev/null || true
+	ip netns del "$NS" 2>/dev/null || true
 	ip netns add "$NS"
 	ip link add "$DEV" numtxqueues 2 numrxqueues 2 type veth peer name \
 		"$PEER" numtxqueues 2 numrxqueues 2 netns "$NS"
@@ -181,6 +201,12 @@ rc_summary() {
 }
 # The namespace's target device (ringcapxdpN), once made, else nothing.
 xdp_target() { ip -o link show | sed -n 's/^[0-9]*: \(ringcapxdp[0-9]*\):.*/\1/p'; }
+tgt0=$(xdp_target)
+# The copy path makes no target device.
+no_target() {
+	msg="target device before: ${tgt0:-none}, now: $(xdp_target | tr '\n' ' ')"
+	[ "$(xdp_target)" = "$tgt0" ]
+}
 # In mode 2 libringcap attaches the program just after bind: until it has
 # handed the link (or why not) over, the path reads hook:no-program.
 path_settled() {
@@ -192,16 +218,23 @@ path_settled() {
 has_xdp() { grep -q 'prog/xdp' <(ip -d link show "$1"); }
 no_xdp() { ! has_xdp "$1"; }
 
-veth_up
-echo 2 >"$MODE"
+# 0: the module has BTF, and so its kfunc, wherever the kernel has BTF:
+# DKMS made it (kbuild/btf.sh); without it XDP capture redirects.
+has_btf() {
+	msg="kernel BTF: $([ -e /sys/kernel/btf/vmlinux ] && echo yes || echo no), the module's: $([ -e /sys/kernel/btf/ringcap ] && echo yes || echo no); $(dmesg | grep -Eo 'ringcap: version .*' | tail -n 1); paths: $PATHS"
+	[ ! -e /sys/kernel/btf/vmlinux ] || [ -e /sys/kernel/btf/ringcap ] &&
+		{ [ -e /sys/kernel/btf/ringcap ] || [[ " $PATHS " != *" copy "* ]]; }
+}
+tcase "the module has BTF and its XDP kfunc where the kernel has BTF" has_btf
+
 
 # 1-3: the XDP path takes what the socket wants; the stack gets it back
 # once the socket closes, and the program is gone.
 xdp_takes() {
 	local out udp
 	rc_start "$DEV" || { msg="ringcount did not bind"; return 1; }
-	[ "$(proc_path "$rc_pid")" = xdp ] ||
-		{ msg="path $(proc_path "$rc_pid"), not xdp: $(dmesg | grep ringcap | tail -n 2)"; return 1; }
+	[ "$(proc_path "$rc_pid")" = "$XP" ] ||
+		{ msg="path $(proc_path "$rc_pid"), not $XP: $(dmesg | grep ringcap | tail -n 2)"; return 1; }
 	has_xdp "$DEV" || { msg="no XDP program on $DEV"; return 1; }
 	udp_start
 	send "$N"
@@ -210,9 +243,8 @@ xdp_takes() {
 	echo "# $out"
 	msg="ringcount captured $(kv captured "$out") of $N, path $(kv path "$out"), the UDP socket got $udp"
 	[ "$(kv captured "$out")" = "$N" ] && [ "$udp" = 0 ] &&
-		[ "$(kv path "$out")" = xdp ]
+		[ "$(kv path "$out")" = "$XP" ]
 }
-tcase "mode 2 on veth: the ring gets every datagram through XDP, the stack none" xdp_takes
 
 gone_after_close() {
 	local udp
@@ -223,7 +255,6 @@ gone_after_close() {
 	msg="the UDP socket got $udp of $N"
 	[ "$udp" = "$N" ]
 }
-tcase "after close: the program is gone, the stack gets every datagram" gone_after_close
 
 gone_after_kill() {
 	rc_start "$DEV" || { msg="ringcount did not bind"; return 1; }
@@ -232,7 +263,6 @@ gone_after_kill() {
 	wait "$rc_pid" 2>/dev/null || true
 	wait_for 10 no_xdp "$DEV" || { msg="program still attached after SIGKILL"; return 1; }
 }
-tcase "after SIGKILL of the reader: the program is gone" gone_after_kill
 
 # 4: taking frames from the stack is the administrator's act (DESIGN.md,
 # "Security posture"). Beside root's ring, a ring bound by uid nobody
@@ -261,10 +291,9 @@ nobody_passes() {
 	wait "$nb_pid" 2>/dev/null || true
 	out=$(cat "$tmp/nb")
 	msg+=", the UDP socket got $udp of $N, nobody's ring $(kv captured "$out") (path $(kv path "$out"))"
-	[ "$nb_path" = xdp:pass ] && no_xdp "$DEV" && [ "$udp" = "$N" ] &&
+	[ "$nb_path" = "$XP:pass" ] && no_xdp "$DEV" && [ "$udp" = "$N" ] &&
 		[ "$(kv captured "$out")" = "$N" ]
 }
-tcase "mode 2: a ring of uid nobody with CAP_NET_RAW alone steers no program (xdp:pass), keeps none attached; the stack gets every datagram" nobody_passes
 
 # 5: a socket on one queue leaves the other queue to the stack. The
 # peer's one flow leaves on one TX queue, which veth maps to one RX queue;
@@ -292,14 +321,14 @@ queue_bound() {
 	done
 	[ "$took" = 1 ] && [ "$left" = 1 ]
 }
-tcase "a queue-bound socket takes its queue and leaves the other to the stack" queue_bound
 
 # 6: queue-bound binds and unbinds under one stream of traffic,
 # alternating queues, RC_XDP_REPEAT times. Counted by veth's per-queue
-# XDP statistics rather than by guessing the flow's queue: nothing is
-# redirected from the queue no socket is bound to while one is bound to
+# XDP statistics ($VX: the frames the path took, redirected or, after
+# their copy, dropped) rather than by guessing the flow's queue: nothing is
+# taken from the queue no socket is bound to while one is bound to
 # the other; over the whole stream every datagram reached the stack or
-# was redirected (nor lost, nor both), and every redirected one reached
+# was taken (nor lost, nor both), and every taken one reached
 # a socket's ring: no frame counted as the target device's tx_dropped, a
 # redirected frame no socket wanted, and the rings' captured + dropped
 # are at least the redirected frames (more: until libringcap's program
@@ -326,42 +355,46 @@ EOF
 	pids+=("$stream_pid")
 	wait_for 60 test -e "$tmp/streaming"
 }
+# What the target device dropped: redirected frames no socket wanted (the
+# copy path makes no target: 0).
+target_dropped() {
+	if [ -n "$1" ]; then cat "/sys/class/net/$1/statistics/tx_dropped"; else echo 0; fi
+}
 queue_repeat() {
 	local i q o tgt t0 r0 d0 b e c dp sent out ring=0 red dr td
 	local reps=${RC_XDP_REPEAT:-20}
 	tgt=$(xdp_target)
-	t0=$([ -n "$tgt" ] && cat "/sys/class/net/$tgt/statistics/tx_dropped" || echo 0)
-	r0=$(( $(vstat rx_queue_0_xdp_redirect) + $(vstat rx_queue_1_xdp_redirect) ))
+	t0=$(target_dropped "$tgt")
+	r0=$(( $(vstat "rx_queue_0_$VX") + $(vstat "rx_queue_1_$VX") ))
 	d0=$(( $(vstat rx_queue_0_drops) + $(vstat rx_queue_1_drops) + $(peer_dropped) ))
 	msg=
 	udp_start
 	stream || { msg="the sender did not start"; return 1; }
 	for ((i = 0; i < reps; i++)); do
 		q=$((i % 2)) o=$((1 - i % 2))
-		b=$(vstat "rx_queue_${o}_xdp_redirect")
+		b=$(vstat "rx_queue_${o}_$VX")
 		rc_start "$DEV@$q" || { msg+="bind $i: ringcount on queue $q did not bind; "; break; }
-		[ "$(proc_path "$rc_pid")" = xdp ] ||
+		[ "$(proc_path "$rc_pid")" = "$XP" ] ||
 			{ msg+="bind $i: path $(proc_path "$rc_pid"); "; rc_summary >/dev/null; break; }
 		sleep 0.3
 		out=$(rc_summary)
-		e=$(vstat "rx_queue_${o}_xdp_redirect")
+		e=$(vstat "rx_queue_${o}_$VX")
 		c=$(kv captured "$out") dp=$(kv dropped "$out")
 		ring=$((ring + ${c:-0} + ${dp:-0}))
-		[ "$e" = "$b" ] || msg+="bind $i to queue $q: $((e - b)) redirected from queue $o; "
+		[ "$e" = "$b" ] || msg+="bind $i to queue $q: $((e - b)) taken from queue $o; "
 	done
 	touch "$tmp/stop"
 	wait "$stream_pid" || true
 	sent=$(cat "$tmp/sent")
 	udp_wait
 	[ -n "$tgt" ] || tgt=$(xdp_target)
-	td=$(( $(cat "/sys/class/net/$tgt/statistics/tx_dropped") - t0 ))
-	red=$(( $(vstat rx_queue_0_xdp_redirect) + $(vstat rx_queue_1_xdp_redirect) - r0 ))
+	td=$(( $(target_dropped "$tgt") - t0 ))
+	red=$(( $(vstat "rx_queue_0_$VX") + $(vstat "rx_queue_1_$VX") - r0 ))
 	dr=$(( $(vstat rx_queue_0_drops) + $(vstat rx_queue_1_drops) + $(peer_dropped) - d0 ))
-	msg+="$i binds of $reps; sent $sent: stack $udp, redirected $red, veth drops $dr; the rings $ring; target tx_dropped +$td"
-	[ "$i" = "$reps" ] && [[ $msg != *"redirected from"* ]] && [ "$td" = 0 ] &&
+	msg+="$i binds of $reps; sent $sent: stack $udp, taken ($VX) $red, veth drops $dr; the rings $ring; target tx_dropped +$td"
+	[ "$i" = "$reps" ] && [[ $msg != *"taken from"* ]] && [ "$td" = 0 ] &&
 		[ $((udp + red + dr)) = "$sent" ] && [ "$ring" -ge "$red" ]
 }
-tcase "queue-bound binds under traffic: every datagram to the stack or its socket, none stolen" queue_repeat
 
 # 7: the target is no interface of the stack's: were IPv6 to configure it
 # (it does ARPHRD_NONE, as for tun), its router solicitations and MLD
@@ -375,7 +408,6 @@ target_quiet() {
 	msg="$tgt: $(ip -o link show dev "$tgt" | grep -o 'link/[a-z0-9]*'), IPv6 addresses: ${a:-none}, tx_dropped $(cat "/sys/class/net/$tgt/statistics/tx_dropped")"
 	[ -z "$a" ]
 }
-tcase "the target device has no IPv6 address, so the stack sends nothing through it" target_quiet
 
 # 8: 2 -> 0 -> 2 -> 0 under traffic: an unchanged tcpdump through
 # libpcap-ring sees every datagram exactly once, whichever way it came.
@@ -387,7 +419,7 @@ switch_exact() {
 	wait_for 60 eval '[ -n "$(proc_line $td_pid)" ]' ||
 		{ msg="tcpdump did not bind: $(cat "$tmp/td.err")"; return 1; }
 	path_settled "$td_pid"
-	[ "$(proc_path "$td_pid")" = xdp ] || { msg="path $(proc_path "$td_pid")"; return 1; }
+	[ "$(proc_path "$td_pid")" = "$XP" ] || { msg="path $(proc_path "$td_pid")"; return 1; }
 	echo 0 >"$MODE"
 	send 1200 400 &
 	local snd=$!
@@ -421,7 +453,6 @@ EOF
 	msg="frames, distinct, first, last: $seqs; gro: $(ethtool -k "$DEV" 2>/dev/null | grep -E "^(rx-gro-list|generic-receive-offload|rx-udp-gro-forwarding):" | tr "\n" " "); $(grep -E 'drop|captured' "$tmp/td.err" | tr '\n' ' ')"
 	[ "$(head -n 1 <<<"$seqs")" = "1200 1200 0 1199" ]
 }
-tcase "switching 2->0->2->0 under traffic: every datagram exactly once" switch_exact
 
 # 9: a cluster on the XDP path: round robin over two members.
 cluster_rr() {
@@ -434,7 +465,7 @@ cluster_rr() {
 	wait_for 30 eval '[ -n "$(proc_line $a)" ] && [ -n "$(proc_line $b)" ]' ||
 		{ msg="members did not bind"; return 1; }
 	path_settled "$a"
-	[ "$(proc_path "$a")" = xdp ] || { msg="path $(proc_path "$a")"; return 1; }
+	[ "$(proc_path "$a")" = "$XP" ] || { msg="path $(proc_path "$a")"; return 1; }
 	send 301
 	sleep 1
 	kill -INT "$a" "$b"
@@ -444,7 +475,6 @@ cluster_rr() {
 	msg="members captured $ca and $cb of 301"
 	[ $((ca + cb)) = 301 ] && [ $((ca - cb)) -le 1 ] && [ $((cb - ca)) -le 1 ]
 }
-tcase "a 2-member rr cluster on the XDP path splits 301 datagrams 150/151" cluster_rr
 
 # 10-13: the device's own program stays; ringcap keeps the hook and says so.
 own_program() {
@@ -462,8 +492,6 @@ own_program() {
 		grep -q "prog/xdp id $id " <(ip -d link show "$DEV") &&
 		grep -Eq "$DEV: mode 2 stays on the mode 0 hook: attaching the XDP program failed \((-EBUSY|-16)\)" <(dmesg)
 }
-tcase "a device with its own XDP program keeps it; the hook captures, path hook:busy, logged" own_program
-ip link set dev "$DEV" xdpdrv off 2>/dev/null || true
 
 no_native() {
 	local out
@@ -472,17 +500,37 @@ no_native() {
 	[ "$(kv path "$out")" = hook:no-native-xdp ] &&
 		grep -q "lo: mode 2 stays on the mode 0 hook: the driver has no native XDP" <(dmesg)
 }
-tcase "a driver without native XDP (lo) keeps the hook: path hook:no-native-xdp, logged" no_native
 
+# Mode 1 is served by the copy program alone: asked for the redirect
+# one, libringcap attaches nothing, and where the module has the kfunc
+# the path says it still waits for a program.
 mode1_hook() {
-	local out
+	local out want=hook
+	[ ! -e /sys/kernel/btf/ringcap ] || want=hook:no-program
 	echo 1 >"$MODE"
 	out=$(ringcount -i "$DEV" -d 0.5 -q 2>&1) || true
 	echo 2 >"$MODE"
 	msg="$out"
-	[ "$(kv path "$out")" = hook ] && wait_for 10 no_xdp "$DEV"
+	[ "$(kv path "$out")" = "$want" ] && wait_for 10 no_xdp "$DEV"
 }
-tcase "mode 1 on an XDP device stays on the standard path, no program" mode1_hook
+# Mode 1 through the copy program: the kfunc copies, the stack gets the
+# frame with the mark, and the mode 0 hook does not copy it again.
+mode1_copy() {
+	local out udp d0 d
+	echo 1 >"$MODE"
+	d0=$(( $(vstat rx_queue_0_xdp_drops) + $(vstat rx_queue_1_xdp_drops) ))
+	rc_start "$DEV" || { echo 2 >"$MODE"; msg="ringcount did not bind"; return 1; }
+	msg="path $(proc_path "$rc_pid"), program $(has_xdp "$DEV" && echo attached || echo none)"
+	udp_start
+	send "$N"
+	udp_wait
+	out=$(rc_summary)
+	echo 2 >"$MODE"
+	d=$(( $(vstat rx_queue_0_xdp_drops) + $(vstat rx_queue_1_xdp_drops) - d0 ))
+	msg+=": ringcount captured $(kv captured "$out") of $N (path $(kv path "$out")), the UDP socket got $udp, XDP dropped $d ($(udp_lost))"
+	[ "$(kv captured "$out")" = "$N" ] && [ "$udp" = "$N" ] && [ "$d" = 0 ] &&
+		[ "$(kv path "$out")" = xdp-copy ] && wait_for 10 no_xdp "$DEV"
+}
 
 ringstat_shows() {
 	local line
@@ -490,22 +538,42 @@ ringstat_shows() {
 	line=$(ringstat 2>/dev/null | grep -Ew "^ *$rc_pid" || true)
 	rc_summary >/dev/null
 	msg="ringstat: $line"
-	grep -qw xdp <<<"$line"
+	grep -qw -- "$XP" <<<"$line"
 }
-tcase "ringstat shows the path" ringstat_shows
+
+# The module unloads once the reader that attached the program is gone:
+# the link, its program (which, calling the kfunc, holds a reference on
+# ringcap.ko) and its map are let go of. Then both modules load again.
+reload() {
+	local out
+	rc_start "$DEV" || { msg="ringcount did not bind"; return 1; }
+	out="path $(proc_path "$rc_pid")"
+	rc_summary >/dev/null
+	wait_for 10 no_xdp "$DEV" || { msg="$out; the program stays"; return 1; }
+	if loaded ringcap_sim; then
+		rmmod_wait ringcap_sim 10 || { msg="ringcap_sim stays"; return 1; }
+	fi
+	if ! rmmod_wait ringcap 20; then
+		msg="$out; ringcap stays loaded, refcnt $(cat /sys/module/ringcap/refcnt)"
+		return 1
+	fi
+	load_ringcap || { msg="ringcap does not load again"; return 1; }
+	[ -z "${RC_SIM_KO:-}" ] || insmod "$RC_SIM_KO" || { msg="ringcap_sim does not load again"; return 1; }
+	echo 2 >"$MODE"
+	msg="$out; unloaded, loaded again: $(dmesg | grep -Eo 'ringcap: version .*' | tail -n 1)"
+}
 
 # 15: the device goes away under an XDP socket.
 unregister() {
 	local out rc=0
 	rc_start "$DEV" || return 1
-	[ "$(proc_path "$rc_pid")" = xdp ] || { msg="path $(proc_path "$rc_pid")"; return 1; }
+	[ "$(proc_path "$rc_pid")" = "$XP" ] || { msg="path $(proc_path "$rc_pid")"; return 1; }
 	ip link del "$DEV"
 	wait "$rc_pid" || rc=$?
 	out=$(cat "$tmp/rc.err")
 	msg="exit $rc: $out"
 	[ "$rc" = 1 ] && grep -Eq "No such device|went away" <<<"$out"
 }
-tcase "device deleted under an XDP socket: the reader gets ENODEV" unregister
 # 16: the per-namespace target device stays in its namespace: moved, its
 # new namespace's deletion would push it into init_net while the old one
 # still held it.
@@ -536,8 +604,51 @@ netns_local() {
 	msg="move: $([ "$moved" = 1 ] && echo allowed || cat "$tmp/mv.err"); in init_net: $(ip -o link show rcmoved 2>/dev/null | cut -d' ' -f2 || true)"
 	[ "$moved" = 0 ] && ! ip link show rcmoved >/dev/null 2>&1
 }
-tcase "ringcapxdpN cannot leave its namespace, nor land in init_net" netns_local
-ip link del rcmoved 2>/dev/null || true
+
+# The cases of one path. XP is the name its sockets' path reads, VX the
+# veth counter of the frames it takes from the stack.
+run_path() {
+	P=$1
+	if [ "$P" = copy ]; then
+		XP=xdp-copy VX=xdp_drops
+	else
+		XP=xdp-redirect VX=xdp_redirect
+	fi
+	export RINGCAP_XDP=$P
+	veth_up
+	echo 2 >"$MODE"
+	tcase "$P: mode 2 on veth: the ring gets every datagram through XDP, the stack none" xdp_takes
+	tcase "$P: after close: the program is gone, the stack gets every datagram" gone_after_close
+	tcase "$P: after SIGKILL of the reader: the program is gone" gone_after_kill
+	tcase "$P: mode 2: a ring of uid nobody with CAP_NET_RAW alone steers no program ($XP:pass), keeps none attached; the stack gets every datagram" nobody_passes
+	tcase "$P: a queue-bound socket takes its queue and leaves the other to the stack" queue_bound
+	tcase "$P: queue-bound binds under traffic: every datagram to the stack or its socket, none stolen" queue_repeat
+	if [ "$P" = copy ]; then
+		tcase "$P: no ringcapxdpN device is made" no_target
+	else
+		tcase "$P: the target device has no IPv6 address, so the stack sends nothing through it" target_quiet
+	fi
+	tcase "$P: switching 2->0->2->0 under traffic: every datagram exactly once" switch_exact
+	tcase "$P: a 2-member rr cluster on the XDP path splits 301 datagrams 150/151" cluster_rr
+	tcase "$P: a device with its own XDP program keeps it; the hook captures, path hook:busy, logged" own_program
+	ip link set dev "$DEV" xdpdrv off 2>/dev/null || true
+	tcase "$P: a driver without native XDP (lo) keeps the hook: path hook:no-native-xdp, logged" no_native
+	if [ "$P" = copy ]; then
+		tcase "$P: mode 1 through the copy program: the ring and the stack each get every datagram once" mode1_copy
+	else
+		tcase "$P: mode 1 on an XDP device keeps the standard path, no program" mode1_hook
+	fi
+	tcase "$P: ringstat shows the path" ringstat_shows
+	tcase "$P: the reader gone, ringcap unloads (nothing held) and loads again" reload
+	tcase "$P: device deleted under an XDP socket: the reader gets ENODEV" unregister
+	if [ "$P" = redirect ]; then
+		tcase "$P: ringcapxdpN cannot leave its namespace, nor land in init_net" netns_local
+		ip link del rcmoved 2>/dev/null || true
+	fi
+}
+for p in "${paths[@]}"; do
+	run_path "$p"
+done
 
 check "no socket left in /proc/net/ringcap" no_sockets_left
 t_klog() { klog_clean "$klog0" || { msg=$(tr '\n' ' ' <<<"$klog_bad"); return 1; }; }

@@ -530,10 +530,11 @@ int fz_ring_info(struct fz_sock *s, struct ringcap_ring_info *info)
 /* RINGCAP_PATH: known values, none but "unbound" before bind. */
 static void check_path(const struct fz_sock *s, const struct ringcap_path *p)
 {
-	fz_check(p->path <= RINGCAP_PATH_ZEROCOPY &&
-		 p->why <= RINGCAP_XDP_REFUSED &&
-		 !(p->flags & ~RINGCAP_PATH_PASS) &&
-		 (p->path != RINGCAP_PATH_UNBOUND || !p->flags),
+	fz_check(p->path <= RINGCAP_PATH_XDP_COPY &&
+		 p->why <= RINGCAP_XDP_NO_COPY_PROGRAM &&
+		 !(p->flags & ~(RINGCAP_PATH_PASS | RINGCAP_PATH_KFUNC)) &&
+		 (p->path != RINGCAP_PATH_UNBOUND ||
+		  !(p->flags & RINGCAP_PATH_PASS)),
 		 "PATH reads path %u why %u flags %#x", p->path, p->why,
 		 p->flags);
 	if (!s->shared && !s->zerocopy)

@@ -74,7 +74,8 @@ void fz_op_xdp_link(struct fz_worker *w)
 {
 	static const int32_t errs[] = { EBUSY, EPERM, EOPNOTSUPP, 0, -5 };
 	struct ringcap_xdp_link req = { .fd = -1 };
-	int kind = fz_rnd(w, 100), fd, idx, err, set[6], n = 0, tries;
+	int kind = fz_rnd(w, 100), fd, idx, err, set[6], n = 0, tries, form;
+	socklen_t optlen;
 	char a[IFNAMSIZ], b[IFNAMSIZ];
 	bool bound = false, busy = false, first = true;
 	struct ringcap_path path;
@@ -118,11 +119,32 @@ void fz_op_xdp_link(struct fz_worker *w)
 		default:
 			req.fd = 1000 + fz_rnd(w, 1000);
 		}
+		/*
+		 * The form: as libringcap sends it; the 8 bytes before flags
+		 * existed; the copy flag on the redirect program, which has
+		 * a map (or on any link where the module has no kfunc); a
+		 * flag that does not exist; reserved not 0.
+		 */
+		form = fz_rnd(w, 100);
+		optlen = sizeof(req);
+		if (form < 15)
+			optlen = offsetof(struct ringcap_xdp_link, flags);
+		else if (form < 25)
+			req.flags = RINGCAP_XDP_LINK_COPY;
+		else if (form < 30)
+			req.flags = 1U << fz_rnd(w, 32) & ~RINGCAP_XDP_LINK_COPY;
+		else if (form < 35)
+			req.reserved = 1 + fz_rnd(w, 100);
 		err = setsockopt(fd, SOL_RINGCAP, RINGCAP_XDP_LINK, &req,
-				 sizeof(req)) ? errno : 0;
+				 optlen) ? errno : 0;
 		fz_count_opt(true, RINGCAP_XDP_LINK);
-		/* the order of the module's checks: bound, busy, then the rest */
-		if (!bound) {
+		/*
+		 * The order of the module's checks: the option's form, bound,
+		 * busy, then the rest.
+		 */
+		if ((req.flags & ~RINGCAP_XDP_LINK_COPY) || req.reserved) {
+			set[n++] = EINVAL;
+		} else if (!bound) {
 			set[n++] = EINVAL;
 		} else if (busy) {
 			set[n++] = EBUSY;
@@ -130,6 +152,8 @@ void fz_op_xdp_link(struct fz_worker *w)
 			set[n++] = req.error > 0 ? 0 : EINVAL;
 		} else if (kind == L_CLOSED) {
 			set[n++] = EBADF;
+		} else if (kind == L_VALID && req.flags) {
+			set[n++] = EINVAL;	/* not a copy program */
 		} else if (kind == L_VALID) {
 			set[n++] = 0;
 			set[n++] = ENOMEM;	/* the namespace's ringcapxdp device */
@@ -152,14 +176,15 @@ void fz_op_xdp_link(struct fz_worker *w)
 	err = getsockopt(fd, SOL_RINGCAP, RINGCAP_PATH, &path, &len) ? errno : 0;
 	fz_count_opt(false, RINGCAP_PATH);
 	if (FZ_EXPECT(OP_XDP_LINK, err, ("PATH"), 0) && !err) {
-		fz_check(path.path <= RINGCAP_PATH_XDP &&
-			 path.why <= RINGCAP_XDP_REFUSED &&
+		fz_check(path.path <= RINGCAP_PATH_XDP_COPY &&
+			 path.why <= RINGCAP_XDP_NO_COPY_PROGRAM &&
 			 (path.path == RINGCAP_PATH_HOOK || !path.why) &&
 			 (bound || path.path == RINGCAP_PATH_UNBOUND),
 			 "PATH of an XDP-link socket: path %u why %u error %d (bound %d)",
 			 path.path, path.why, path.error, bound);
 		if (!busy)
-			fz_check(path.path != RINGCAP_PATH_XDP,
+			fz_check(path.path != RINGCAP_PATH_XDP &&
+				 path.path != RINGCAP_PATH_XDP_COPY,
 				 "PATH reads xdp with no link taken");
 	}
 	/* with the link held: the socket goes, or the device under it */

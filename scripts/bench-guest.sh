@@ -36,7 +36,10 @@
 # libpcap-ring), ringcount (mode 2, ringcap's own reader).
 # On virtio-net (figure "virtio"): vio_af (tcpdump, AF_PACKET), vio_m0
 # (ringcount, mode 0: the shared hook), vio_xdp (ringcount, mode 2:
-# libringcap attaches ringcap's XDP program), vio_rc_m2 (tcpdump through
+# libringcap attaches ringcap's XDP program, the kfunc's copy where the
+# module has BTF), vio_redir (the same on the redirect path,
+# RINGCAP_XDP=redirect), vio_m1 (ringcount, mode 1: the copy, and the
+# stack gets every frame too), vio_rc_m2 (tcpdump through
 # libpcap-ring, mode 2), vio_drop (xdp-bench drop: native XDP_DROP).
 # Three readers (figure "multi", 64 B; vio_ on virtio-net, e1k_ on the
 # 82574L): _af (tcpdumps on AF_PACKET, each a copy), _m0td (tcpdumps
@@ -109,7 +112,7 @@ quick)
 	echo "bench: matrix full or quick, not '$matrix'" >&2
 	exit 2 ;;
 esac
-VIO_SETUPS="vio_af vio_m0 vio_xdp vio_rc_m2 vio_drop"
+VIO_SETUPS="vio_af vio_m0 vio_xdp vio_redir vio_rc_m2 vio_drop"
 # Three readers per NIC: "SETUP:PROCS" runs, 64 B, tcpdump or netsniff-ng.
 MULTI_RUNS="af:1 af:3 m0td:1 m0td:3 cluster:3 rccl:3 fanout:3"
 CLUSTER=1:flow
@@ -124,7 +127,7 @@ TX_SETUPS="tx_ceiling tx_ring tx_trafgen tx_sendmmsg tx_trafgen_stock"
 # what the NIC received and the readers captured, so one that did not
 # shows), and five repetitions: the spread says what the instrument
 # resolves.
-COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount vio_af vio_m0 vio_xdp vio_rc_m2 vio_drop zc_zc zc_copy zc_af"
+COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount vio_af vio_m0 vio_xdp vio_redir vio_m1 vio_rc_m2 vio_drop zc_zc zc_copy zc_af"
 COST_FRAMES=20000 COST_RATE=5000 COST_REPS=5
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
 REPS=${RINGCAP_BENCH_REPS:-$REPS}
@@ -417,6 +420,11 @@ vio_enter() {
 		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
 	vio_xdp|vio_rc_m2)
 		echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
+	vio_redir)
+		echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
+		APP_ENV=(RINGCAP_XDP=redirect) ;;
+	vio_m1)
+		echo 1 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
 	vio_cluster)
 		echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
 		APP_ENV=("RINGCAP_CLUSTER=$CLUSTER") ;;
@@ -500,7 +508,7 @@ run() {
 reader_of() {
 	PROCS=1
 	case $1 in
-	ringcount|vio_m0|vio_xdp) KIND=ringcount ;;
+	ringcount|vio_m0|vio_xdp|vio_redir|vio_m1) KIND=ringcount ;;
 	vio_drop) KIND=xdpdrop ;;
 	zc_zc|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;
 	zc_af) KIND=netsniff ;;

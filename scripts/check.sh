@@ -220,7 +220,7 @@ debug_core_env=(-e RC_FUZZ_SECONDS=60 -e RC_FUZZ_SEGMENT=60)
 # nothing; make soak, which scans, keeps it on.
 debug_append=kmemleak=off
 debug_paths_env=(
-	-e "RC_XDP_ONLY=xdp_takes gone_after_close queue_repeat target_quiet unregister netns_local"
+	-e "RC_XDP_ONLY=xdp_takes gone_after_close queue_repeat target_quiet reload unregister netns_local"
 	-e "RC_E1000E_ONLY=t_refuse t_splice t_kill t_gone t_zc_nobody t_e1000e t_down t_mtu t_account_drv t_works"
 )
 # Seconds per guest, boot included: about one and a half times the

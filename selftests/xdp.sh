@@ -47,8 +47,8 @@ DEV=vx0
 PEER=vx1
 TCASE_ONLY=${RC_XDP_ONLY:-}
 TCASE_ONLY_VAR=RC_XDP_ONLY
-# The kernel log is checked whichever cases run.
-TCASE_ALWAYS=t_klog
+# The kernel log, and the module's BTF, are checked whichever cases run.
+TCASE_ALWAYS="t_klog has_btf"
 ADDR=10.77.0.1
 PADDR=10.77.0.2
 PORT=9777

@@ -15,6 +15,25 @@ import statistics
 
 COLS = ("total", "rx", "reader_sys", "reader_user", "other")
 
+# Targets on instructions per frame (docs/BENCHMARKS.md): set-up, its
+# reference, the column compared, the most the ratio may be, what it is.
+TARGETS = (
+    ("vio_xdp", "vio_drop", "rx", 1.11,
+     "virtio-net, XDP mode 2 + ringcount: receive path against XDP_DROP's"),
+    ("vio_xdp", "vio_af", "total", 0.75,
+     "virtio-net, XDP mode 2 + ringcount: total against AF_PACKET tcpdump's"),
+    ("vio_m1", "vio_af", "total", 1.10,
+     "virtio-net, XDP mode 1 + ringcount (the stack too): total against "
+     "AF_PACKET tcpdump's"),
+    ("vio_xdp", "vio_redir", "total", None,
+     "virtio-net, XDP mode 2: the copy path's total against the redirect's"),
+    ("vio_xdp", "vio_redir", "rx", None,
+     "virtio-net, XDP mode 2: the copy path's receive path against the "
+     "redirect's"),
+    ("zc_zc", "zc_copy", "total", 1.0,
+     "82574L zero-copy against copy mode, total"),
+)
+
 
 def load(d):
     path = os.path.join(d, "cost.csv")
@@ -27,6 +46,44 @@ def load(d):
 def spread(xs):
     m = statistics.median(xs)
     return (max(xs) - min(xs)) / m if m else 0.0
+
+
+def paired(rows, a, b, size, col):
+    """Per-run ratios a/b of col: run i of a with run i of b, which ran
+    in the same repetition of the interleaved loop."""
+    by = {}
+    for r in rows:
+        if int(r["size"]) == size and r["setup"] in (a, b):
+            by.setdefault(r["rep"], {})[r["setup"]] = float(r[col])
+    return sorted(v[a] / v[b] for v in by.values()
+                  if a in v and b in v and v[b])
+
+
+def targets(rows):
+    out = []
+    sizes = sorted({int(r["size"]) for r in rows})
+    for a, b, col, most, what in TARGETS:
+        for size in sizes:
+            rs = paired(rows, a, b, size, col)
+            if not rs:
+                continue
+            med = statistics.median(rs)
+            if most is None:
+                verdict = "no target"
+            elif rs[-1] <= most:
+                verdict = "met: every run within %.2fx" % most
+            elif rs[0] > most:
+                verdict = "not met: every run above %.2fx" % most
+            else:
+                verdict = "undecided: the runs straddle %.2fx" % most
+            out.append("- %s, %d B (%s): %.3fx, runs %.3f-%.3f (%d "
+                       "pairs); %s\n" % (what, size, col, med, rs[0], rs[-1],
+                                         len(rs), verdict))
+    if not out:
+        return ""
+    return ("\nTargets, as ratios of each run to the run of its reference "
+            "in the same repetition (median, then the lowest and highest "
+            "of the pairs):\n\n" + "".join(out))
 
 
 def section(d, names):
@@ -88,4 +145,5 @@ def section(d, names):
               "widest %s at %d B (%.1f %%).\n"
               % (within, len(spreads), best[3], best[1], best[2],
                  100 * best[0], worst[1], worst[2], 100 * worst[0]))
+    md.append(targets(rows))
     return "".join(md)

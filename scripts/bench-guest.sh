@@ -97,7 +97,7 @@ FLOWS=64
 
 case $matrix in
 full)
-	FRAMES=100000 REPS=3
+	FRAMES=100000 REPS=7
 	SETUPS="af_stock af_rce0 rc_m0 rc_m1 rc_m2 ringcount"
 	SIZES="64 256 512 1500" LEVELS="0 1 3 6 9" PROCS="2 3" PROC_LEVELS="0 9"
 	VIO_SIZES="64 1500" MULTI_NICS="vio e1k" ZC_SIZES="64 512 1500"

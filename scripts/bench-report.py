@@ -28,6 +28,7 @@ import sys
 sys.dont_write_bytecode = True  # nothing left beside the scripts
 import bench_cost  # noqa: E402 (scripts/bench_cost.py)
 import bench_explain  # noqa: E402 (scripts/bench_explain.py)
+import bench_stats  # noqa: E402 (scripts/bench_stats.py)
 
 SETUP_NAMES = {
     "af_stock": "e1000e + libpcap (AF_PACKET)",
@@ -86,14 +87,26 @@ def med(rows, col):
 
 
 def cell(rows, col="share", pct=True, fmt="%.1f"):
-    """median (min-max) over the repetitions"""
+    """median (its 95 % bootstrap interval) over the repetitions"""
     v = [float(r[col]) for r in rows]
     if not v:
         return "-"
     f = (lambda x: "%.1f%%" % (100 * x)) if pct else (lambda x: fmt % x)
     if len(v) == 1:
         return f(v[0])
-    return "%s (%s-%s)" % (f(statistics.median(v)), f(min(v)), f(max(v)))
+    m, lo, hi = bench_stats.median_ci(v)
+    return "%s (%s-%s)" % (f(m), f(lo), f(hi))
+
+
+def rate(rows):
+    """the generator's achieved rate over rows: median kpps"""
+    v = [float(r["offer_pps"]) for r in rows if r.get("offer_pps")]
+    return "%.0fk" % (statistics.median(v) / 1000) if v else "-"
+
+
+def interval(rows, col="share"):
+    """(median, low, high) for a plot's error bar"""
+    return bench_stats.median_ci(float(r[col]) for r in rows)
 
 
 def total_share(r):
@@ -166,7 +179,10 @@ def report(d):
     r0 = rows[0]
     reps = max(int(r["rep"]) for r in rows)
     md = ["Kernel %s, ringcap %s, %s; %s frames offered per run at the "
-          "generator's full rate, %d repetition(s): median (min-max).\n"
+          "generator's full rate, %d repetition(s), the set-ups "
+          "interleaved in each: median (95 %% bootstrap interval of the "
+          "median; the range with fewer than 3). \"offer\": the "
+          "generator's achieved rate, median over the row's runs.\n"
           % (r0["kernel"], r0["git_rev"], r0["date"], r0["offered"], reps)]
     plots = {}
 
@@ -175,10 +191,13 @@ def report(d):
         sizes = sorted({k[1] for k in g})
         md.append("\n### Capture share by frame size (tcpdump -w /dev/null; "
                   "ringcount for ringcount; 1 process)\n\n")
-        md.append(table(["set-up"] + ["%d B" % s for s in sizes],
+        md.append(table(["set-up"] + ["%d B" % s for s in sizes] +
+                        ["offer (%s)" % "/".join("%d B" % s for s in sizes)],
                         [[SETUP_NAMES[s]] + [cell(by(g, s, size=z) or [])
                                              if by(g, s, size=z) else "-"
-                                             for z in sizes]
+                                             for z in sizes] +
+                         ["/".join(rate(by(g, s, size=z) or [])
+                                   for z in sizes)]
                          for s in setups_in(g)]))
 
     g = groups(rows, "level")
@@ -187,15 +206,17 @@ def report(d):
         md.append("\n### Capture share by application load (packzip level, "
                   "64 B, 1 process)\n\n")
         md.append(table(["set-up"] + ["level %s" % lv for lv in levels] +
-                        ["NIC delivered (level 0)"],
+                        ["NIC delivered (level 0)", "offer"],
                         [[SETUP_NAMES[s]] +
                          [cell(by(g, s, level=lv)) if by(g, s, level=lv)
                           else "-" for lv in levels] +
                          [cell([dict(share=float(r["nic_rx"]) / float(r["offered"]))
                                 for r in by(g, s, level=levels[0])])
-                          if by(g, s, level=levels[0]) else "-"]
+                          if by(g, s, level=levels[0]) else "-"] +
+                         [rate([r for lv in levels
+                                for r in by(g, s, level=lv) or []])]
                          for s in setups_in(g)]))
-        plots["level"] = (levels, {s: [med(by(g, s, level=lv), "share")
+        plots["level"] = (levels, {s: [interval(by(g, s, level=lv))
                                        if by(g, s, level=lv) else None
                                        for lv in levels]
                                    for s in setups_in(g)})
@@ -223,7 +244,7 @@ def report(d):
                     else:
                         src = by(gl, s, level=lv)
                     cells.append(cell(src) if src else "-")
-                    vals.append(med(src, "share") if src else None)
+                    vals.append(interval(src) if src else None)
                 rows_t.append([SETUP_NAMES[s]] + cells)
                 series[s] = vals
             md.append(table(["set-up"] + ["%d" % p for p in procs], rows_t))
@@ -280,8 +301,11 @@ def report(d):
                 cells.append("%s [%s] / %s" % (
                     cell(src), cell([nic_share(r) for r in src]),
                     paths(src)) if src else "-")
-            t.append([SETUP_NAMES[s_]] + cells)
-        md.append(table(["set-up"] + ["%d B" % z for z in sizes], t))
+            t.append([SETUP_NAMES[s_]] + cells +
+                     ["/".join(rate(by(g, s_, size=z) or []) for z in sizes)])
+        md.append(table(["set-up"] + ["%d B" % z for z in sizes] +
+                        ["offer (%s)" % "/".join("%d B" % z for z in sizes)],
+                        t))
 
     g = groups(rows, "multi")
     if g:
@@ -306,10 +330,10 @@ def report(d):
                                      nic_share(r)["share"])
                                 for r in src if float(r["nic_rx"])],
                                pct=False, fmt="%.2f"),
-                          paths(src)])
+                          paths(src), rate(src)])
         md.append(table(["set-up", "processes", "per process",
                          "total of offered", "NIC delivered",
-                         "total / NIC delivered", "path"], t))
+                         "total / NIC delivered", "path", "offer"], t))
 
     g = groups(rows, "zerocopy")
     if g:
@@ -350,18 +374,41 @@ def report(d):
     return "".join(md), plots
 
 
+def mid(v):
+    """a share as the tables give it: the median of a {rep: value}"""
+    if isinstance(v, dict):
+        return statistics.median(v.values()) if v else None
+    return v
+
+
 def verdict(what, a, b, op, want, detail):
-    """one target line: the ratio a / b against want (None: no target)"""
-    if a is None or not b:
+    """one target line: the ratio a / b against want (None: no target).
+    a and b are {repetition: value} (each ratio taken within one
+    repetition, then their median and its interval: met only when the
+    whole interval clears the target) or single values (sim's medians)."""
+    if not a or not b:
         return "- %s: not measured in this run (%s)\n" % (what, detail)
-    x = a / b
+    if isinstance(a, dict):
+        r = bench_stats.paired_ratio_ci(a, b)
+        if r is None:
+            return "- %s: no repetition with both (%s)\n" % (what, detail)
+        x, lo, hi, n = r
+        ci = " (95 %% interval %.2f-%.2fx, %d pairs)" % (lo, hi, n)
+    else:
+        x = lo = hi = a / b
+        ci = ""
     if want is None:
-        return "- %s: %s: %.2fx (no target)\n" % (what, detail, x)
-    ok = x >= want if op == ">=" else x < want
+        return "- %s: %s: %.2fx%s (no target)\n" % (what, detail, x, ci)
+    if op == ">=":
+        ok, no = lo >= want, hi < want
+    else:
+        ok, no = hi < want, lo >= want
     # Enough digits that a ratio next to its target reads right.
     f = "%.3f" if round(x, 2) == want else "%.2f"
-    return (("- %s: %s: **" + f + "x** (target %s %.2fx): **%s**\n")
-            % (what, detail, x, op, want, "met" if ok else "not met"))
+    return (("- %s: %s: **" + f + "x**%s (target %s %.2fx): **%s**\n")
+            % (what, detail, x, ci, op, want,
+               "met" if ok else "not met" if no else
+               "undecided: the interval straddles the target"))
 
 
 # Zero-copy against copy mode at 1500 B: the zero-copy issue's target.
@@ -578,11 +625,12 @@ def targets(rows, sim):
         out.append(verdict(what, a, b, op, want, detail))
 
     def share(fig, setup, fn=None, **want):
+        """{repetition: share}, or None"""
         src = by(groups(rows, fig), setup, **want)
         if not src:
             return None
-        return statistics.median((fn(r)["share"] if fn else float(r["share"]))
-                                 for r in src)
+        return {r["rep"]: (fn(r)["share"] if fn else float(r["share"]))
+                for r in src}
 
     def sim_ns(setup, n):
         src = [r for r in sim if r["setup"] == setup and readers(r) == n]
@@ -612,15 +660,15 @@ def targets(rows, sim):
                 continue
             line("virtio-net %d B, XDP mode 2 (%s) against native XDP_DROP"
                  % (z, name), x, drop, ">=", 0.85 if z == 64 else None,
-                 "share %s against %s" % (pct(x), pct(drop)))
+                 "share %s against %s" % (pct(mid(x)), pct(mid(drop))))
             line("virtio-net %d B, XDP mode 2 (%s) against AF_PACKET tcpdump"
                  % (z, name), x, af, ">=", 1.15 if z == 64 else None,
-                 "share %s against %s" % (pct(x), pct(af)))
+                 "share %s against %s" % (pct(mid(x)), pct(mid(af))))
         m0 = share("virtio", "vio_m0", size=z)
         if m0 is not None and af:
             out.append("- virtio-net %d B, mode 0 (ringcount) against AF_PACKET "
                        "tcpdump: share %s against %s: %.2fx (no target)\n"
-                       % (z, pct(m0), pct(af), m0 / af))
+                       % (z, pct(mid(m0)), pct(mid(af)), mid(m0) / mid(af)))
 
     for nic, name in (("vio", "virtio-net"), ("e1k", "82574L")):
         m0 = share("multi", nic + "_m0td", procs=3)
@@ -629,23 +677,23 @@ def targets(rows, sim):
             continue
         line("%s, mode 0 with 3 readers against AF_PACKET with 3 readers "
              "(share per process)" % name, m0, af, ">=", 1.0,
-             "%s against %s" % (pct(m0), pct(af)))
+             "%s against %s" % (pct(mid(m0)), pct(mid(af))))
         cl = share("multi", nic + "_cluster", total_share, procs=3)
         nd = share("multi", nic + "_cluster", nic_share, procs=3)
         fo = share("multi", nic + "_fanout", total_share, procs=3)
         line("%s, 3-member cluster: total captured against what the NIC "
              "delivered" % name, cl, nd, ">=", 0.9,
-             "%s of offered against %s" % (pct(cl), pct(nd)))
+             "%s of offered against %s" % (pct(mid(cl)), pct(mid(nd))))
         line("%s, 3-member cluster against netsniff-ng fanout x3 (total "
              "captured)" % name, cl, fo, ">=", 1.3,
-             "%s against %s" % (pct(cl), pct(fo)))
+             "%s against %s" % (pct(mid(cl)), pct(mid(fo))))
         rc = share("multi", nic + "_rccl", total_share, procs=3)
         rn = share("multi", nic + "_rccl", nic_share, procs=3)
-        if rc is not None and rn and fo:
+        if rc and rn and fo:
             out.append("  (the same cluster of 3 ringcounts instead of "
                        "tcpdumps: %s of offered, %.2fx what the NIC "
                        "delivered, %.2fx the fanout; no target)\n"
-                       % (pct(rc), rc / rn, rc / fo))
+                       % (pct(mid(rc)), mid(rc) / mid(rn), mid(rc) / mid(fo)))
     if not out:
         return ""
     return ("\n### Targets (issue 15): ratios measured in this run\n\n"
@@ -706,12 +754,17 @@ def plot(d, plots):
                                 for s in labels], fontsize=7)
             ax.set_title("Capture share with and without wake-up moderation")
         else:
+            # Each point a median, its bar the 95 % interval.
             xs, series = data
             for s, ys in series.items():
-                pts = [(x, 100 * y) for x, y in zip(xs, ys) if y is not None]
+                pts = [(x, 100 * y[0], 100 * (y[0] - y[1]),
+                        100 * (y[2] - y[0]))
+                       for x, y in zip(xs, ys) if y is not None]
                 if pts:
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts],
-                            marker="o", label=SETUP_NAMES[s])
+                    ax.errorbar([p[0] for p in pts], [p[1] for p in pts],
+                                yerr=[[p[2] for p in pts],
+                                      [p[3] for p in pts]],
+                                marker="o", capsize=3, label=SETUP_NAMES[s])
             if name == "level":
                 ax.set_xlabel("packzip compression level")
                 ax.set_title("Capture share against application load (64 B)")

@@ -22,7 +22,8 @@ PKGS="build-essential dkms kmod cpio gzip busybox-static qemu-system-x86
       linux-image-amd64 linux-headers-amd64
       flex bison bc libelf-dev libssl-dev xz-utils
       dpkg-dev debhelper dh-dkms lintian pkgconf libdbus-1-dev libbluetooth-dev tshark zlib1g-dev
-      clang libbpf-dev xdp-tools netsniff-ng fprobe pmacct dwarves zstd"
+      clang libbpf-dev xdp-tools netsniff-ng fprobe pmacct dwarves zstd
+      python3-scipy"
 
 # `deps.sh --bench`: also what `make bench` needs for its plots and its
 # profile (perf, which runs in the 6.1 guest).

@@ -40,7 +40,10 @@
 # module has BTF), vio_redir (the same on the redirect path,
 # RINGCAP_XDP=redirect), vio_m1 (ringcount, mode 1: the copy, and the
 # stack gets every frame too), vio_rc_m2 (tcpdump through
-# libpcap-ring, mode 2), vio_drop (xdp-bench drop: native XDP_DROP).
+# libpcap-ring, mode 2), vio_xdpdump (xdp-tools' xdpdump, the XDP
+# user's tcpdump), vio_afxdp (dpdk-testpmd rx-only on AF_XDP: it polls
+# a CPU, so it is in the share table only, not the cost part), vio_drop
+# (xdp-bench drop: native XDP_DROP).
 # Three readers (figure "multi", 64 B; vio_ on virtio-net, e1k_ on the
 # 82574L): _af (tcpdumps on AF_PACKET, each a copy), _m0td (tcpdumps
 # through libpcap-ring in mode 0, each a copy; also with one reader),
@@ -112,7 +115,7 @@ quick)
 	echo "bench: matrix full or quick, not '$matrix'" >&2
 	exit 2 ;;
 esac
-VIO_SETUPS="vio_af vio_m0 vio_xdp vio_redir vio_rc_m2 vio_drop"
+VIO_SETUPS="vio_af vio_m0 vio_xdp vio_redir vio_rc_m2 vio_xdpdump vio_afxdp vio_drop"
 # Three readers per NIC: "SETUP:PROCS" runs, 64 B, tcpdump or netsniff-ng.
 MULTI_RUNS="af:1 af:3 m0td:1 m0td:3 cluster:3 rccl:3 fanout:3"
 CLUSTER=1:flow
@@ -127,7 +130,7 @@ TX_SETUPS="tx_ceiling tx_ring tx_trafgen tx_sendmmsg tx_trafgen_stock"
 # what the NIC received and the readers captured, so one that did not
 # shows), and five repetitions: the spread says what the instrument
 # resolves.
-COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount vio_af vio_m0 vio_xdp vio_redir vio_m1 vio_rc_m2 vio_drop zc_zc zc_copy zc_af"
+COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount vio_af vio_m0 vio_xdp vio_redir vio_m1 vio_rc_m2 vio_xdpdump vio_drop zc_zc zc_copy zc_af"
 COST_FRAMES=20000 COST_RATE=5000 COST_REPS=5
 COST_SETUPS=${RINGCAP_BENCH_COST_SETUPS:-$COST_SETUPS}
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
@@ -236,7 +239,7 @@ has_capture_socket() {
 # ---- capture processes -----------------------------------------------------
 
 # app_start I KIND LEVEL LIB WAKE CPU: capture process I on $dev.
-# KIND tcpdump|packzip|ringcount|ringcount_q|netsniff|xdpdrop (ringcount_q:
+# KIND tcpdump|packzip|ringcount|ringcount_q|netsniff|xdpdrop|xdpdump|testpmd (ringcount_q:
 # ringcount on RX queue I alone, $dev@I); LIB system|ring; WAKE
 # default|n1; CPU a CPU to pin it to, or "-". APP_ENV: variables for it
 # (RINGCAP_CLUSTER); RC_ARGS: more ringcount options (-C, -z); NS_ARGS:
@@ -266,6 +269,16 @@ app_start() {
 			"${NS_ARGS[@]+"${NS_ARGS[@]}"}") ;;
 	xdpdrop)
 		cmd=(xdp-bench drop -i 1 "$dev") ;;
+	xdpdump)
+		# The XDP user's tcpdump (xdp-tools): its own trace program
+		# on the device, each frame to user space through a perf ring.
+		cmd=(xdpdump -i "$dev" --load-xdp-program -w /dev/null) ;;
+	testpmd)
+		# AF_XDP (DPDK's PMD, copy mode on virtio_net): rx-only, one
+		# lcore polling on CPU 1, 512 MB without hugepages.
+		cmd=(dpdk-testpmd -l 0,1 --no-huge -m 512 --no-pci
+			--vdev "net_af_xdp0,iface=$dev" -- --total-num-mbufs=16384
+			--forward-mode=rxonly --auto-start --stats-period=1) ;;
 	esac
 	"${pre[@]+"${pre[@]}"}" "${cmd[@]}" >"$out/app$i" 2>&1 &
 	apps[i]=$!
@@ -296,6 +309,14 @@ app_stop() {
 		# What XDP_DROP handled: the driver's xdp_drops counters over
 		# the offer (vio_offer).
 		CAP=$XDP_DROPS DROP=0 ;;
+	xdpdump)
+		CAP=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured.*/\1/p' "$out/app$i")
+		DROP=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by perf ring.*/\1/p' "$out/app$i") ;;
+	testpmd)
+		# The last "Accumulated forward statistics", at exit.
+		s=$(grep -E '^ *RX-packets: [0-9]+ +RX-dropped' "$out/app$i" | tail -n 1)
+		CAP=$(sed -n 's/.*RX-packets: *\([0-9]*\).*/\1/p' <<<"$s")
+		DROP=$(sed -n 's/.*RX-dropped: *\([0-9]*\).*/\1/p' <<<"$s") ;;
 	esac
 	if [ -z "$CAP" ]; then
 		echo "bench: process $i ($kind) gave no summary:" >&2
@@ -309,6 +330,10 @@ app_stop() {
 app_ready() {
 	if [ "$2" = xdpdrop ]; then
 		xdp_attached && ! grep -q 'ERROR\|Couldn' "$out/app$1"
+	elif [ "$2" = xdpdump ]; then
+		xdp_attached && grep -q '^listening on' "$out/app$1"
+	elif [ "$2" = testpmd ]; then
+		xdp_attached && grep -q '^Logical Core' "$out/app$1"
 	else
 		has_capture_socket "${apps[$1]}"
 	fi
@@ -415,7 +440,7 @@ vio_enter() {
 	wait_for 10 xdp_detached ||
 		echo "bench: $dev still runs an XDP program: $(ip link show dev "$dev" | grep -o 'prog/xdp.*')" >&2
 	case $1 in
-	vio_af|vio_fanout|vio_drop)
+	vio_af|vio_fanout|vio_drop|vio_xdpdump|vio_afxdp)
 		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system ;;
 	vio_m0|vio_m0td)
 		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
@@ -468,8 +493,8 @@ run() {
 	for ((i = 0; i < procs; i++)); do
 		w=$(awk -v p="${apps[i]}" '$1 == p { s += $9 } END { print s + 0 }' /proc/net/ringcap)
 		wk=$((wk + w))
-		if [ "$kind" = xdpdrop ]; then
-			xdp_attached && paths+=(xdp_drop) || paths+=(not-attached)
+		if [[ " xdpdrop xdpdump testpmd " == *" $kind "* ]]; then
+			xdp_attached && paths+=("$kind") || paths+=(not-attached)
 		else
 			paths+=("$(path_of "${apps[i]}")")
 		fi
@@ -511,6 +536,8 @@ reader_of() {
 	case $1 in
 	ringcount|vio_m0|vio_xdp|vio_redir|vio_m1) KIND=ringcount ;;
 	vio_drop) KIND=xdpdrop ;;
+	vio_xdpdump) KIND=xdpdump ;;
+	vio_afxdp) KIND=testpmd ;;
 	zc_zc|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;
 	zc_af) KIND=netsniff ;;
 	*) KIND=tcpdump ;;

@@ -43,6 +43,8 @@ SETUP_NAMES = {
     "vio_redir": "virtio_net, ringcap mode 2 (XDP, redirect) + ringcount",
     "vio_m1": "virtio_net, ringcap mode 1 (XDP copy, stack too) + ringcount",
     "vio_rc_m2": "virtio_net, ringcap mode 2 (XDP) + libpcap-ring, tcpdump",
+    "vio_xdpdump": "virtio_net, xdpdump (xdp-tools): XDP to a perf ring",
+    "vio_afxdp": "virtio_net, AF_XDP: dpdk-testpmd rx-only (net_af_xdp)",
     "vio_drop": "virtio_net, native XDP_DROP (xdp-bench drop): the ceiling",
     "vio_m0td": "virtio_net, ringcap mode 0 + libpcap-ring: tcpdumps, each a copy",
     "vio_cluster": "virtio_net, ringcap mode 2 (XDP), cluster %s: tcpdumps "
@@ -664,6 +666,16 @@ def targets(rows, sim):
             line("virtio-net %d B, XDP mode 2 (%s) against AF_PACKET tcpdump"
                  % (z, name), x, af, ">=", 1.15 if z == 64 else None,
                  "share %s against %s" % (pct(mid(x)), pct(mid(af))))
+        xs = share("virtio", "vio_xdp", size=z)
+        for s_, name in (("vio_afxdp", "AF_XDP rx-only (dpdk-testpmd)"),
+                         ("vio_xdpdump", "xdpdump")):
+            peer = share("virtio", s_, size=z)
+            if xs is None or peer is None:
+                continue
+            line("virtio-net %d B, XDP mode 2 (ringcount) against %s"
+                 % (z, name), xs, peer, ">=",
+                 1.0 if z == 64 and s_ == "vio_afxdp" else None,
+                 "share %s against %s" % (pct(mid(xs)), pct(mid(peer))))
         m0 = share("virtio", "vio_m0", size=z)
         if m0 is not None and af:
             out.append("- virtio-net %d B, mode 0 (ringcount) against AF_PACKET "

@@ -25,9 +25,10 @@ PKGS="build-essential dkms kmod cpio gzip busybox-static qemu-system-x86
       clang libbpf-dev xdp-tools netsniff-ng fprobe pmacct dwarves zstd
       python3-scipy"
 
-# `deps.sh --bench`: also what `make bench` needs for its plots and its
-# profile (perf, which runs in the 6.1 guest).
-[ "${1:-}" != --bench ] || PKGS+=" python3-matplotlib linux-perf"
+# `deps.sh --bench`: also what `make bench` needs for its plots, its
+# profile (perf, which runs in the 6.1 guest) and its AF_XDP peer
+# (dpdk-testpmd, in dpdk-dev, and DPDK's AF_XDP PMD).
+[ "${1:-}" != --bench ] || PKGS+=" python3-matplotlib linux-perf dpdk-dev librte-net-af-xdp23"
 
 missing() {
 	local p

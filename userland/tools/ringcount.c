@@ -9,7 +9,7 @@
  *   nic_dropped=0 wakeups=17 seconds=1.23 received=1009 bytes=64576
  *   bad_consumer=0 cluster=- path=hook
  *
- * (one line). path is how the device fed the socket (xdp, aware,
+ * (one line). path is how the device fed the socket (xdp-copy, aware,
  * zerocopy with -z, hook, or hook:WHY where mode 2 fell back to the mode
  * 0 hook; see ringcap_path_name()), as read at the end, or at bind if the
  * device has gone since. captured counts frames this program read;

@@ -43,7 +43,9 @@
 # libpcap-ring, mode 2), vio_xdpdump (xdp-tools' xdpdump, the XDP
 # user's tcpdump), vio_afxdp (dpdk-testpmd rx-only on AF_XDP: it polls
 # a CPU, so it is in the share table only, not the cost part), vio_drop
-# (xdp-bench drop: native XDP_DROP).
+# (xdp-bench drop: native XDP_DROP), and in the cost part vio_pass
+# (xdp-bench pass: an XDP program that passes every frame, no capture:
+# what the stack costs with XDP on virtio_net, which mode 1 pays too).
 # Three readers (figure "multi", 64 B; vio_ on virtio-net, e1k_ on the
 # 82574L): _af (tcpdumps on AF_PACKET, each a copy), _m0td (tcpdumps
 # through libpcap-ring in mode 0, each a copy; also with one reader),
@@ -130,7 +132,7 @@ TX_SETUPS="tx_ceiling tx_ring tx_trafgen tx_sendmmsg tx_trafgen_stock"
 # what the NIC received and the readers captured, so one that did not
 # shows), and five repetitions: the spread says what the instrument
 # resolves.
-COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount vio_af vio_m0 vio_xdp vio_redir vio_m1 vio_rc_m2 vio_xdpdump vio_drop zc_zc zc_copy zc_af"
+COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount vio_af vio_m0 vio_xdp vio_redir vio_m1 vio_pass vio_rc_m2 vio_xdpdump vio_drop zc_zc zc_copy zc_af"
 COST_FRAMES=20000 COST_RATE=5000 COST_REPS=5
 COST_SETUPS=${RINGCAP_BENCH_COST_SETUPS:-$COST_SETUPS}
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
@@ -239,7 +241,7 @@ has_capture_socket() {
 # ---- capture processes -----------------------------------------------------
 
 # app_start I KIND LEVEL LIB WAKE CPU: capture process I on $dev.
-# KIND tcpdump|packzip|ringcount|ringcount_q|netsniff|xdpdrop|xdpdump|testpmd (ringcount_q:
+# KIND tcpdump|packzip|ringcount|ringcount_q|netsniff|xdpdrop|xdppass|xdpdump|testpmd (ringcount_q:
 # ringcount on RX queue I alone, $dev@I); LIB system|ring; WAKE
 # default|n1; CPU a CPU to pin it to, or "-". APP_ENV: variables for it
 # (RINGCAP_CLUSTER); RC_ARGS: more ringcount options (-C, -z); NS_ARGS:
@@ -269,6 +271,8 @@ app_start() {
 			"${NS_ARGS[@]+"${NS_ARGS[@]}"}") ;;
 	xdpdrop)
 		cmd=(xdp-bench drop -i 1 "$dev") ;;
+	xdppass)
+		cmd=(xdp-bench pass -i 1 "$dev") ;;
 	xdpdump)
 		# The XDP user's tcpdump (xdp-tools): its own trace program
 		# on the device, each frame to user space through a perf ring.
@@ -309,6 +313,9 @@ app_stop() {
 		# What XDP_DROP handled: the driver's xdp_drops counters over
 		# the offer (vio_offer).
 		CAP=$XDP_DROPS DROP=0 ;;
+	xdppass)
+		# It captures nothing: every frame the NIC received went on.
+		CAP=$NIC_RX DROP=0 ;;
 	xdpdump)
 		CAP=$(sed -n 's/^\([0-9]*\) packets\{0,1\} captured.*/\1/p' "$out/app$i")
 		DROP=$(sed -n 's/^\([0-9]*\) packets\{0,1\} dropped by perf ring.*/\1/p' "$out/app$i") ;;
@@ -328,7 +335,7 @@ app_stop() {
 # app_ready I KIND: process I is capturing (its socket is bound, or for
 # xdp-bench its program is attached)
 app_ready() {
-	if [ "$2" = xdpdrop ]; then
+	if [ "$2" = xdpdrop ] || [ "$2" = xdppass ]; then
 		xdp_attached && ! grep -q 'ERROR\|Couldn' "$out/app$1"
 	elif [ "$2" = xdpdump ]; then
 		xdp_attached && grep -q '^listening on' "$out/app$1"
@@ -440,7 +447,7 @@ vio_enter() {
 	wait_for 10 xdp_detached ||
 		echo "bench: $dev still runs an XDP program: $(ip link show dev "$dev" | grep -o 'prog/xdp.*')" >&2
 	case $1 in
-	vio_af|vio_fanout|vio_drop|vio_xdpdump|vio_afxdp)
+	vio_af|vio_fanout|vio_drop|vio_pass|vio_xdpdump|vio_afxdp)
 		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system ;;
 	vio_m0|vio_m0td)
 		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
@@ -493,7 +500,7 @@ run() {
 	for ((i = 0; i < procs; i++)); do
 		w=$(awk -v p="${apps[i]}" '$1 == p { s += $9 } END { print s + 0 }' /proc/net/ringcap)
 		wk=$((wk + w))
-		if [[ " xdpdrop xdpdump testpmd " == *" $kind "* ]]; then
+		if [[ " xdpdrop xdppass xdpdump testpmd " == *" $kind "* ]]; then
 			xdp_attached && paths+=("$kind") || paths+=(not-attached)
 		else
 			paths+=("$(path_of "${apps[i]}")")
@@ -536,6 +543,7 @@ reader_of() {
 	case $1 in
 	ringcount|vio_m0|vio_xdp|vio_redir|vio_m1) KIND=ringcount ;;
 	vio_drop) KIND=xdpdrop ;;
+	vio_pass) KIND=xdppass ;;
 	vio_xdpdump) KIND=xdpdump ;;
 	vio_afxdp) KIND=testpmd ;;
 	zc_zc|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;

@@ -46,6 +46,8 @@ SETUP_NAMES = {
     "vio_xdpdump": "virtio_net, xdpdump (xdp-tools): XDP to a perf ring",
     "vio_afxdp": "virtio_net, AF_XDP: dpdk-testpmd rx-only (net_af_xdp)",
     "vio_drop": "virtio_net, native XDP_DROP (xdp-bench drop): the ceiling",
+    "vio_pass": "virtio_net, XDP_PASS (xdp-bench pass), no capture: the "
+                "stack under XDP",
     "vio_m0td": "virtio_net, ringcap mode 0 + libpcap-ring: tcpdumps, each a copy",
     "vio_cluster": "virtio_net, ringcap mode 2 (XDP), cluster %s: tcpdumps "
                    "sharing" % "1:flow",

@@ -25,6 +25,12 @@ TARGETS = (
     ("vio_m1", "vio_af", "total", 1.10,
      "virtio-net, XDP mode 1 + ringcount (the stack too): total against "
      "AF_PACKET tcpdump's"),
+    ("vio_m1", "vio_pass", "total", None,
+     "virtio-net, XDP mode 1 + ringcount against XDP_PASS without capture "
+     "(what capture adds to the stack under XDP)"),
+    ("vio_pass", "vio_af", "total", None,
+     "virtio-net, XDP_PASS without capture against AF_PACKET tcpdump (the "
+     "stack under XDP against the stack with a tap)"),
     ("vio_xdp", "vio_redir", "total", None,
      "virtio-net, XDP mode 2: the copy path's total against the redirect's"),
     ("vio_xdp", "vio_redir", "rx", None,

@@ -204,7 +204,9 @@ kernel_build() {
 # ("core"); in the other ("paths") the XDP path's socket and queue
 # cases, its link taken away, and the 82574L's zero-copy and transmit
 # rings set up, refused, killed, spliced and taken away (RC_XDP_ONLY and
-# RC_E1000E_ONLY pick the cases; the others show as skipped there).
+# RC_E1000E_ONLY pick the cases; the others show as skipped there). Its
+# XDP cases run on both paths, the kfunc's copy and the redirect, as
+# the kernel has BTF (scripts/debug-kernel.config).
 # The 82574L areas run in two guests, run_guest.sh's halves "e1000e-a"
 # and "e1000e-b", so that the lanes can come out even (6.1's e1000e as
 # one guest, 805 s, left them at 2206 and 2063 s in the warm run on
@@ -219,8 +221,11 @@ debug_core_env=(-e RC_FUZZ_SECONDS=60 -e RC_FUZZ_SEGMENT=60)
 # scan (the automatic scan is off in this kernel), so there it checks
 # nothing; make soak, which scans, keeps it on.
 debug_append=kmemleak=off
+# xdp.sh runs its cases on both XDP paths there (the kernel has BTF):
+# 10 queue-bound binds under traffic on each, 20 in all, as before.
 debug_paths_env=(
-	-e "RC_XDP_ONLY=xdp_takes gone_after_close queue_repeat target_quiet reload unregister netns_local"
+	-e "RC_XDP_ONLY=xdp_takes gone_after_close gone_after_kill queue_repeat target_quiet no_target cluster_rr mode1_copy mode1_hook reload unregister netns_local"
+	-e RC_XDP_REPEAT=10
 	-e "RC_E1000E_ONLY=t_refuse t_splice t_kill t_gone t_zc_nobody t_e1000e t_down t_mtu t_account_drv t_works"
 )
 # Seconds per guest, boot included: about one and a half times the
@@ -232,7 +237,7 @@ debug_paths_env=(
 # distro and debug guests.
 declare -A job_timeout=(
 	[debug:core]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-1000}
-	[debug:paths]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-1600}
+	[debug:paths]=${RINGCAP_CHECK_TIMEOUT_DEBUG:-2200}
 	[e1000e-a]=${RINGCAP_CHECK_TIMEOUT:-1100}
 	[e1000e-b]=${RINGCAP_CHECK_TIMEOUT:-1100}
 	[core]=${RINGCAP_CHECK_TIMEOUT:-2200}

@@ -501,7 +501,8 @@ run() {
 		w=$(awk -v p="${apps[i]}" '$1 == p { s += $9 } END { print s + 0 }' /proc/net/ringcap)
 		wk=$((wk + w))
 		if [[ " xdpdrop xdppass xdpdump testpmd " == *" $kind "* ]]; then
-			xdp_attached && paths+=("$kind") || paths+=(not-attached)
+			# xdp-bench's path keeps the name earlier runs gave it.
+			xdp_attached && paths+=("${kind/#xdpdrop/xdp_drop}") || paths+=(not-attached)
 		else
 			paths+=("$(path_of "${apps[i]}")")
 		fi

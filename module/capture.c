@@ -198,8 +198,8 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 {
 	struct ringcap_dev *rd = pt->af_packet_priv;
 	struct ringcap_skb_cb *cb = ringcap_skb_cb(skb);
-	const u32 *had = ringcap_xdp_marked(skb, rd);
 	struct ringcap_frame f = {};
+	const u32 *had;
 	u8 *old_data = skb->data;
 	unsigned int old_len = skb->len;
 
@@ -227,9 +227,12 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		f.flags |= RINGCAP_REC_HASH;
 		f.rss_hash = skb->hash;
 	}
-	/* Softirq: BH is off and this is an RCU read-side section. */
+	/* The set version that had the frame already, by either mark. */
 	if (cb->magic == RINGCAP_SKB_IN_RINGS && cb->dev == rd->dev)
 		had = &cb->version;
+	else
+		had = ringcap_xdp_marked(skb, rd);
+	/* Softirq: BH is off and this is an RCU read-side section. */
 	ringcap_set_deliver(rcu_dereference(rd->set), &f, had);
 
 	skb->data = old_data;

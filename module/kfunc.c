@@ -94,7 +94,7 @@ __bpf_kfunc int bpf_ringcap_xdp_capture(struct xdp_md *ctx)
 	 * A multi-buffer frame (a program of its own, loaded with frags) is
 	 * longer than its first buffer: the hook captures it whole.
 	 */
-	if (!mode || f.len < ETH_HLEN || !dev || xdp_buff_has_frags(xdp))
+	if (!mode || f.len < ETH_HLEN || xdp_buff_has_frags(xdp))
 		return XDP_PASS;
 	/* XDP runs in NAPI (softirq) under RCU, as ringcap_deliver() wants. */
 	rd = ringcap_dev_find_rcu(dev);

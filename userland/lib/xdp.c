@@ -8,8 +8,9 @@
  *     module's kfunc, when the module has it (RINGCAP_PATH_KFUNC);
  *   - else the redirect program (bpf/ringcap_xdp.bpf.c), mode 2 only.
  * RINGCAP_XDP=redirect in the environment picks the redirect program
- * where the copy one would do, to compare the two. The module owns it from then on: it detaches when the
- * device's last ringcap socket goes, whoever closes it and however. When
+ * where the copy one would do, to compare the two. The module owns the
+ * link from then on: it detaches when the device's last ringcap socket
+ * goes, whoever closes it and however. When
  * attaching fails (the device runs an XDP program of its own: EBUSY; no
  * CAP_BPF: EPERM), the errno goes to the module instead, which logs it and
  * shows the fallback to the mode 0 hook in /proc/net/ringcap.
@@ -133,24 +134,22 @@ void rc_xdp_attach(struct ringcap *rc, unsigned int ifindex)
 	struct ringcap_xdp_link req = { .fd = -1 };
 	const char *want = getenv("RINGCAP_XDP");
 	bool redirect = want && !strcmp(want, "redirect");
-	const struct rc_xdp_prog *p = &rc_xdp_redirect;
+	const struct rc_xdp_prog *p;
 	libbpf_print_fn_t old;
 	struct ringcap_path path;
+	bool copy;
 	int ret;
 
 	if (ringcap_path(rc, &path) || path.path != RINGCAP_PATH_HOOK)
 		return;
-	/* Mode 1 takes the copy program only; mode 2 either. */
-	if (path.why == RINGCAP_XDP_NO_COPY_PROGRAM && !redirect) {
-		p = &rc_xdp_copy;
-	} else if (path.why == RINGCAP_XDP_NO_PROGRAM) {
-		if ((path.flags & RINGCAP_PATH_KFUNC) && !redirect)
-			p = &rc_xdp_copy;
-	} else {
+	/* Mode 1 waits for the copy program only; mode 2 for either. */
+	copy = !redirect && (path.why == RINGCAP_XDP_NO_COPY_PROGRAM ||
+			     (path.why == RINGCAP_XDP_NO_PROGRAM &&
+			      (path.flags & RINGCAP_PATH_KFUNC)));
+	if (!copy && path.why != RINGCAP_XDP_NO_PROGRAM)
 		return;
-	}
-	if (p == &rc_xdp_copy)
-		req.flags = RINGCAP_XDP_LINK_COPY;
+	p = copy ? &rc_xdp_copy : &rc_xdp_redirect;
+	req.flags = copy ? RINGCAP_XDP_LINK_COPY : 0;
 	old = libbpf_set_print(rc_bpf_quiet);
 	ret = rc_xdp_link(p, ifindex);
 	libbpf_set_print(old);

@@ -7,7 +7,7 @@ for 6.12 (in linux-kbuild) but not for 6.1. The BTF_ID macros of
 <linux/btf_ids.h> leave, in section .BTF_ids, one four-byte zero per
 __BTF_ID__<kind>__<name>__<n> symbol, to become the BTF type id of <name>,
 and one __BTF_ID__set8__<set> symbol per BTF_SET8 (a count, flags, then
-<size>/8 id-and-flags pairs, sorted by id for the kernel's bsearch). This
+<size>/8 - 1 id-and-flags pairs, sorted by id for the kernel's bsearch). This
 writes them, the ids numbered after the base (vmlinux) BTF's types, as the
 kernel numbers a module's split BTF.
 

@@ -162,7 +162,7 @@ struct ringcap_dev {
 	/* mode 2 through XDP (xdp.c), under rtnl */
 	struct list_head xdp_node;	/* while xdp is held */
 	struct ringcap_xdp_hold *xdp;	/* the reader's link, its program and map */
-	bool xdp_copy;			/* xdp's program calls the kfunc */
+	bool xdp_copy;	/* xdp's program calls the kfunc; read locklessly */
 	int xdp_target;			/* ifindex of the redirect target */
 	bool xdp_native;		/* the driver has native XDP */
 	int xdp_error;			/* the reader's failed attach, errno */

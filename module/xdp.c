@@ -42,9 +42,10 @@ static LIST_HEAD(ringcap_xdp_devs);
  * What the module holds of a reader's XDP link, each by a reference of its
  * own: the link's file (the link stays attached while it is open), the
  * program that ran on the link when it was handed over, and that
- * program's map (the redirect program's; the copy program has none). The link may be detached, or given another program
- * (BPF_LINK_UPDATE), while the module holds it; the program and the map
- * it writes then still live until it lets them go.
+ * program's map (the redirect program's; the copy program has none). The
+ * link may be detached, or given another program (BPF_LINK_UPDATE), while
+ * the module holds it; the program and the map it writes then still live
+ * until it lets them go.
  */
 struct ringcap_xdp_hold {
 	struct llist_node gone;

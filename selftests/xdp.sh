@@ -218,7 +218,7 @@ path_settled() {
 has_xdp() { grep -q 'prog/xdp' <(ip -d link show "$1"); }
 no_xdp() { ! has_xdp "$1"; }
 
-# 0: the module has BTF, and so its kfunc, wherever the kernel has BTF:
+# The module has BTF, and so its kfunc, wherever the kernel has BTF:
 # DKMS made it (kbuild/btf.sh); without it XDP capture redirects.
 has_btf() {
 	msg="kernel BTF: $([ -e /sys/kernel/btf/vmlinux ] && echo yes || echo no), the module's: $([ -e /sys/kernel/btf/ringcap ] && echo yes || echo no); $(dmesg | grep -Eo 'ringcap: version .*' | tail -n 1); paths: $PATHS"
@@ -227,8 +227,7 @@ has_btf() {
 }
 tcase "the module has BTF and its XDP kfunc where the kernel has BTF" has_btf
 
-
-# 1-3: the XDP path takes what the socket wants; the stack gets it back
+# The XDP path takes what the socket wants; the stack gets it back
 # once the socket closes, and the program is gone.
 xdp_takes() {
 	local out udp
@@ -264,7 +263,7 @@ gone_after_kill() {
 	wait_for 10 no_xdp "$DEV" || { msg="program still attached after SIGKILL"; return 1; }
 }
 
-# 4: taking frames from the stack is the administrator's act (DESIGN.md,
+# Taking frames from the stack is the administrator's act (DESIGN.md,
 # "Security posture"). Beside root's ring, a ring bound by uid nobody
 # with CAP_NET_RAW alone is on the XDP path without steering it
 # (xdp:pass); once root's ring closes, the program goes although nobody's
@@ -295,7 +294,7 @@ nobody_passes() {
 		[ "$(kv captured "$out")" = "$N" ]
 }
 
-# 5: a socket on one queue leaves the other queue to the stack. The
+# A socket on one queue leaves the other queue to the stack. The
 # peer's one flow leaves on one TX queue, which veth maps to one RX queue;
 # which one is the kernel's choice, so both are tried: bound to the queue
 # the flow arrives on, the socket takes every datagram and the stack none;
@@ -322,7 +321,7 @@ queue_bound() {
 	[ "$took" = 1 ] && [ "$left" = 1 ]
 }
 
-# 6: queue-bound binds and unbinds under one stream of traffic,
+# Queue-bound binds and unbinds under one stream of traffic,
 # alternating queues, RC_XDP_REPEAT times. Counted by veth's per-queue
 # XDP statistics ($VX: the frames the path took, redirected or, after
 # their copy, dropped) rather than by guessing the flow's queue: nothing is
@@ -396,7 +395,7 @@ queue_repeat() {
 		[ $((udp + red + dr)) = "$sent" ] && [ "$ring" -ge "$red" ]
 }
 
-# 7: the target is no interface of the stack's: were IPv6 to configure it
+# The target is no interface of the stack's: were IPv6 to configure it
 # (it does ARPHRD_NONE, as for tun), its router solicitations and MLD
 # reports would count in tx_dropped as redirected frames nobody took,
 # which the case above once saw on the debug kernel.
@@ -409,7 +408,7 @@ target_quiet() {
 	[ -z "$a" ]
 }
 
-# 8: 2 -> 0 -> 2 -> 0 under traffic: an unchanged tcpdump through
+# 2 -> 0 -> 2 -> 0 under traffic: an unchanged tcpdump through
 # libpcap-ring sees every datagram exactly once, whichever way it came.
 switch_exact() {
 	local seqs
@@ -454,7 +453,7 @@ EOF
 	[ "$(head -n 1 <<<"$seqs")" = "1200 1200 0 1199" ]
 }
 
-# 9: a cluster on the XDP path: round robin over two members.
+# A cluster on the XDP path: round robin over two members.
 cluster_rr() {
 	local a b ca cb
 	ringcount -i "$DEV" -q -C 5:rr >"$tmp/ca" 2>&1 &
@@ -476,7 +475,7 @@ cluster_rr() {
 	[ $((ca + cb)) = 301 ] && [ $((ca - cb)) -le 1 ] && [ $((cb - ca)) -le 1 ]
 }
 
-# 10-13: the device's own program stays; ringcap keeps the hook and says so.
+# The device's own program stays; ringcap keeps the hook and says so.
 own_program() {
 	local id out
 	ip link set dev "$DEV" xdpdrv obj "$OBJ" sec xdp || { msg="could not attach $OBJ"; return 1; }
@@ -563,7 +562,7 @@ reload() {
 	msg="$out; unloaded, loaded again: $(dmesg | grep -Eo 'ringcap: version .*' | tail -n 1)"
 }
 
-# 15: the device goes away under an XDP socket.
+# The device goes away under an XDP socket.
 unregister() {
 	local out rc=0
 	rc_start "$DEV" || return 1
@@ -574,7 +573,7 @@ unregister() {
 	msg="exit $rc: $out"
 	[ "$rc" = 1 ] && grep -Eq "No such device|went away" <<<"$out"
 }
-# 16: the per-namespace target device stays in its namespace: moved, its
+# The per-namespace target device stays in its namespace: moved, its
 # new namespace's deletion would push it into init_net while the old one
 # still held it.
 netns_local() {

@@ -177,7 +177,7 @@ struct ringcap_cluster {
  * Which path feeds a bound socket's device (RINGCAP_PATH), and in mode 2
  * on a device without an aware driver, why not XDP.
  *
- * Mode 2 on such a device captures before any skb is built: a small XDP
+ * Modes 1 and 2 on such a device capture before any skb is built: a small XDP
  * program (libringcap's, attached by the reader as a BPF link on the
  * device and handed over with RINGCAP_XDP_LINK) runs on every frame. It
  * takes one of two ways:
@@ -225,8 +225,8 @@ struct ringcap_cluster {
  * the attach failed with, which the module reports as _REFUSED; flags
  * RINGCAP_XDP_LINK_COPY for the copy program (an XDP program without
  * maps; EINVAL where the module has no kfunc), else 0 for the redirect
- * program; other flags, or reserved not 0: EINVAL. The option takes the first 8 bytes alone too (flags
- * 0), as before flags existed. Needs
+ * program; other flags, or reserved not 0: EINVAL. The option takes the
+ * first 8 bytes alone too (flags 0), as before flags existed. Needs
  * CAP_NET_ADMIN, at the call and when the socket was bound (EPERM);
  * EINVAL when unbound, on an aware device, or for a link that is not such
  * a program attached to the bound device in native mode (a link on

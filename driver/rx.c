@@ -250,7 +250,7 @@ static void rce_rx_zc_frame(struct rce_rx_ring *rx, const union rce_rx_desc *d,
  *
  * Frames the stack must see are passed up together at the end, with
  * bottom halves off as netif_receive_skb_list() expects. The tail
- * register is written once per call. A zero-copy queue re-arms only what
+ * register is written at most once per call. A zero-copy queue re-arms only what
  * its reader released (and what never went to it), and nothing once the
  * reader's queue is dead.
  *
@@ -322,9 +322,16 @@ unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget)
 	if (!done && !rearmed)
 		return 0;
 
-	/* The descriptors must be re-armed in memory before the NIC sees RDT. */
-	wmb();
-	rce_wr(ad, RCE_RDT(rx->q), (i ? i : rx->count) - 1);
+	/*
+	 * The descriptors must be re-armed in memory before the NIC sees RDT.
+	 * A zero-copy ring's tail moves only with what was re-armed: frames
+	 * its reader still holds leave it where it was, and writing the same
+	 * value again costs an MMIO write (a VM exit under emulation) per call.
+	 */
+	if (!zc || rearmed) {
+		wmb();
+		rce_wr(ad, RCE_RDT(rx->q), (i ? i : rx->count) - 1);
+	}
 
 	if (!list_empty(&list)) {
 		local_bh_disable();

@@ -1,16 +1,26 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Fetch Debian's libpcap source into DIR with `apt-get source`, without
+# Fetch a Debian source package into DIR with `apt-get source`, without
 # touching the system's apt configuration: the deb-src entry, the package
 # lists and the apt state all live under DIR/apt/, and apt is pointed at
 # them with -o options. The system's trusted keys are still used, so the
-# .dsc is verified as usual.
+# .dsc is verified as usual. The version is the one of BINARY the system
+# has installed, so what is built from it matches what runs.
 #
-#   get-source.sh DIR        prints the unpacked tree's path on stdout
+#   get-source.sh DIR SOURCE BINARY
+#       unpacks SOURCE and prints the tree's path on stdout
+#   get-source.sh --download-only DIR SOURCE BINARY
+#       only downloads (.dsc, tarballs, verified) and prints DIR
+#
+# libpcap-ring builds Debian's libpcap this way; the bench takes QEMU's
+# plugin header from qemu's upstream tarball.
 set -euo pipefail
 
-dir=$(realpath -m "$1")
+only=
+if [ "${1:-}" = --download-only ]; then only=--download-only; shift; fi
+[ $# = 3 ] || { echo "usage: get-source.sh [--download-only] DIR SOURCE BINARY" >&2; exit 2; }
+dir=$(realpath -m "$1") pkg=$2 bin=$3
 apt_dir=$dir/apt
 mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial"
 
@@ -54,9 +64,12 @@ sed 's/^/  /' "$src" >&2
 apt-get "${opts[@]}" -qq update >&2
 cd "$dir"
 # A tree left by an earlier run may have been edited: start from the archive.
-rm -rf "$dir"/libpcap-*/
-# The version the system runs, so the drop-in matches its ABI and soname.
-ver=$(dpkg-query -W -f='${source:Version}' libpcap0.8 2>/dev/null || true)
-apt-get "${opts[@]}" -qq source "libpcap${ver:+=$ver}" >&2 ||
-	apt-get "${opts[@]}" -qq source libpcap >&2
-ls -d "$dir"/libpcap-*/ | sort -V | tail -n 1 | sed 's:/$::'
+[ -n "$only" ] || rm -rf "$dir/$pkg"-*/
+ver=$(dpkg-query -W -f='${source:Version}' "$bin" 2>/dev/null || true)
+apt-get "${opts[@]}" -qq source $only "$pkg${ver:+=$ver}" >&2 ||
+	apt-get "${opts[@]}" -qq source $only "$pkg" >&2
+if [ -n "$only" ]; then
+	echo "$dir"
+else
+	ls -d "$dir/$pkg"-*/ | sort -V | tail -n 1 | sed 's:/$::'
+fi

@@ -487,6 +487,7 @@ run() {
 	sleep 0.5	# the socket is there; let the ring or TPACKET set-up finish
 	if [ "$COST" = 1 ]; then
 		for p in "${pids[@]}"; do cost_reader "$p"; done
+		rm -f "$COST_WINDOW"	# a failed cost_wait leaves none
 		k0=$(cost_snap)
 		$OFFER "$COST_FRAMES" "$size" "$COST_RATE" "$FLOWS"
 		k1=$(cost_snap)
@@ -594,7 +595,7 @@ zc_runs() {
 
 # ---- cost: instructions per frame ---------------------------------------------
 
-COST_HEADER="kernel,git_rev,date,setup,size,app,procs,rep,offered,offer_pps,nic_rx,captured_sum,ring_drops,busy,total,rx,reader,reader_sys,reader_user,bench,other,ticks,path"
+COST_HEADER="kernel,git_rev,date,setup,size,app,procs,rep,offered,offer_pps,nic_rx,captured_sum,ring_drops,busy,total,rx,reader,reader_sys,reader_user,bench,other,window,window_user,path"
 
 # cost_row SETUP SIZE KIND PROCS REP CAPTURED DROPS PATH SNAP0 SNAP1: one
 # row of OUT-cost.csv, per frame the NIC received (what was offered, if
@@ -602,12 +603,13 @@ COST_HEADER="kernel,git_rev,date,setup,size,app,procs,rep,offered,offer_pps,nic_
 cost_row() {
 	local n=${NIC_RX:-0} split
 	[ "$n" -gt 0 ] || n=$OFFERED
-	split=$(cost_split "$9" "${10}" "$n")
+	split=$(cost_split "$9" "${10}" "$n" "$(cat "$COST_WINDOW")")
 	local f=(
 		"$(uname -r)" "$GIT_REV" "$DATE" "$1" "$2" "$3" "$4" "$5" "$OFFERED"
 		"$OFFER_PPS" "$NIC_RX" "$6" "$7"
-		$(for k in busy total rx reader reader_sys reader_user bench other ticks; do
+		$(for k in busy total rx reader reader_sys reader_user bench other window; do
 			kv "$k" " $split"; done)
+		"$(kv window_user " $(cat "$COST_WINDOW")")"
 		"$8"
 	)
 	(IFS=,; echo "${f[*]}") >>"$COST_CSV"
@@ -1043,8 +1045,12 @@ if [ "$COST" = 1 ]; then
 	cost_planned=$(($(wc_w $COST_SETUPS) * $(wc_w $COST_SIZES) * COST_REPS))
 	cost_init || { echo "bench: no cgroups rc-bench and rc-reader in /sys/fs/cgroup" >&2; exit 1; }
 	echo "bench: cost, $(uname -r), $(nproc) CPU under icount, $COST_FRAMES frames at $COST_RATE/s per run, $COST_REPS repetitions, $cost_planned runs"
-	# The guest sleeps through each send: no polls to count.
+	# The guest sleeps through each send: no polls to count. The sleep
+	# is the insn-split plugin's window (scripts/cost.sh).
+	[ -x "${INSN_MARK:-}" ] && [ -f "${INSN_LOG:-}" ] ||
+		{ echo "bench: the cost part needs INSN_MARK and the insn-split plugin's INSN_LOG (scripts/bench.sh)" >&2; exit 1; }
 	GEN_WAIT=$(((COST_FRAMES + COST_RATE - 1) / COST_RATE + 1))
+	GEN_SLEEP=cost_wait COST_WINDOW=$out/cost-window
 	for ((rep = 1; rep <= COST_REPS; rep++)); do cost_runs "$rep"; done
 	rows=$(($(wc -l <"$COST_CSV") - 1))
 	echo "bench: done, $rows rows of $cost_planned planned in $COST_CSV"

@@ -42,6 +42,18 @@ make -s -C selftests all KVERS="$k"
 # it in the guest would take long under TCG.
 mkdir -p build/bench
 cc -O2 -Wall -Wextra -o build/bench/bench-sendmmsg scripts/bench-sendmmsg.c
+# The cost part's kernel/user split: a TCG plugin built against the
+# plugin header of the QEMU this host runs (Debian's qemu source, its
+# upstream tarball), and the guest's mark (scripts/cost.sh).
+if [ ! -f build/bench/qemu/qemu-plugin.h ]; then
+	qsrc=$(scripts/get-source.sh --download-only build/bench/qemu-src qemu qemu-system-x86)
+	mkdir -p build/bench/qemu
+	tar -xJf "$(ls "$qsrc"/qemu_*.orig.tar.xz | tail -n 1)" -C build/bench/qemu \
+		--wildcards --strip-components=3 '*/include/qemu/qemu-plugin.h'
+fi
+cc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC -I build/bench/qemu \
+	-o build/bench/insn-split.so scripts/insn-split.c
+cc -O2 -Wall -Wextra -o build/bench/insn-mark scripts/insn-mark.c
 scripts/install-debs.sh "$k"
 
 rev=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -84,8 +96,12 @@ if [ "$run_main" = 1 ]; then
 fi
 # One vCPU: under icount two would share the one clock (scripts/cost.sh).
 if [ "$run_cost" = 1 ]; then
+	# The plugin's file is in the guest's share (vm/run makes it anew).
 	scripts/vm/run -k "$k" --cpus 1 --icount --timeout "$cost_timeout" --nic e1000e-dgram \
 		--nic virtio-dgram --run-dir "$vmdir-cost" "${env[@]}" \
+		--qemu -plugin --qemu "$top/build/bench/insn-split.so,out=$vmdir-cost/share/insn.log" \
+		-e INSN_MARK="$top/build/bench/insn-mark" \
+		-e INSN_LOG=/run/ringcap-vm/share/insn.log \
 		-e RINGCAP_BENCH_PARTS=cost -- \
 		scripts/bench-guest.sh "$matrix" /run/ringcap-vm/share/artifacts/results.csv 2>&1 |
 		tee "$res/cost.log" || rc=$?

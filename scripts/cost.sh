@@ -11,18 +11,24 @@
 #                        shell (so what it starts) into rc-bench
 #   cost_reader PID      PID, and the threads it starts, count as reader
 #   cost_snap            one snapshot on stdout (keep it in a variable)
-#   cost_split BEFORE AFTER FRAMES
+#   cost_wait SECONDS    the sleep through a send, inside the window of
+#                        the insn-split plugin (scripts/insn-mark.c);
+#                        its line goes to $COST_WINDOW
+#   cost_split BEFORE AFTER FRAMES [WINDOW]
 #                        what ran between two snapshots, in instructions
 #                        per frame: "busy= total= rx= reader=
-#                        reader_sys= reader_user= bench= other= ticks="
+#                        reader_sys= reader_user= bench= other= window="
 #                        (busy: all the CPU ran; total: less the bench)
 #
 # Where the instructions go:
 #   reader  the capture processes (cgroup rc-reader, exited threads
-#           included); kernel and user split as the scheduler's ticks
-#           split them (one each 4 ms of virtual time, i.e. 4M
-#           instructions: ticks= says about how many, so an estimate);
-#           interrupts that hit the reader are in it
+#           included); interrupts that hit the reader are in it. Its
+#           kernel and user split is the one the insn-split plugin
+#           counted in the window of cost_wait (WINDOW), where the
+#           readers are the only user space that runs: exact there, and
+#           applied to all of the reader's time. window= says how much of
+#           that time the window saw. Without WINDOW the reader's time is
+#           all counted as kernel time and window=0
 #   bench   the bench's own shell and the commands it runs (rc-bench)
 #   other   every other task (kworkers, rcu, init), thread by thread
 #   rx      the rest: the receive path. Interrupts and softirqs taken
@@ -40,7 +46,13 @@ cost_init() {
 
 cost_reader() { echo "$1" >"$COST_CG/rc-reader/cgroup.procs"; }
 
-# cost_snap: "now NS", "idle NS", "cg CG USAGE USER SYSTEM" (µs), then
+# INSN_MARK and INSN_LOG: scripts/bench.sh builds the one and has QEMU
+# run the plugin that writes the other.
+cost_wait() {
+	"$INSN_MARK" "$INSN_LOG" "$COST_CG/rc-reader/cpu.stat" "$1" >"$COST_WINDOW"
+}
+
+# cost_snap: "now NS", "idle NS", "cg CG USAGE" (µs), then
 # "task TID NS COMM" for each thread outside the two cgroups.
 cost_snap() {
 	local t cg rt _ st
@@ -49,8 +61,7 @@ cost_snap() {
 		$1 ~ /^\.(idle|iowait)_sleeptime/ { s += $(NF - 1) }
 		END { printf "idle %.0f\n", s }' /proc/timer_list
 	for cg in rc-reader rc-bench; do
-		awk -v cg="$cg" '{ v[$1] = $2 } END {
-			print "cg", cg, v["usage_usec"], v["user_usec"], v["system_usec"] }' \
+		awk -v cg="$cg" '$1 == "usage_usec" { print "cg", cg, $2 }' \
 			"$COST_CG/$cg/cpu.stat"
 	done
 	# Builtins only (a thread may end between the glob and the read).
@@ -68,19 +79,22 @@ cost_snap() {
 	}'
 }
 
-# cost_split BEFORE AFTER FRAMES
+# cost_split BEFORE AFTER FRAMES [WINDOW]
 cost_split() {
-	awk -v frames="$3" '
+	awk -v frames="$3" -v window="${4:-}" '
+	BEGIN {
+		n = split(window, w, /[ =]/)
+		for (i = 1; i < n; i += 2) win[w[i]] = w[i + 1]
+	}
 	FNR == NR {
 		if ($1 == "now") n0 = $2; else if ($1 == "idle") i0 = $2
-		else if ($1 == "cg") { u0[$2] = $3; us0[$2] = $4; sy0[$2] = $5 }
+		else if ($1 == "cg") u0[$2] = $3
 		else r0[$2] = $3
 		next
 	}
 	$1 == "now" { n1 = $2; next }
 	$1 == "idle" { i1 = $2; next }
-	$1 == "cg" { u[$2] = 1000 * ($3 - u0[$2]); us[$2] = $4 - us0[$2]
-		sy[$2] = $5 - sy0[$2]; next }
+	$1 == "cg" { u[$2] = 1000 * ($3 - u0[$2]); next }
 	{
 		d = $3 - r0[$2]		# a thread born meanwhile: all of it
 		# ringcap_e1000e names its RX threads DEV-rxN (driver/rxthread.c).
@@ -91,13 +105,15 @@ cost_split() {
 		busy = (n1 - n0) - (i1 - i0)
 		reader = u["rc-reader"]; bench = u["rc-bench"]
 		rx = busy - reader - bench - other
-		# The split of the reader time: user and system as sampled.
-		t = us["rc-reader"] + sy["rc-reader"]
-		sys = t > 0 ? reader * sy["rc-reader"] / t : 0
+		# The user share of the reader, as counted in the window.
+		wr = win["window_reader_ns"] + 0
+		share = wr > 0 ? win["window_user"] / wr : 0
+		if (share > 1) share = 1
+		user = reader * share
 		f = frames > 0 ? frames : 1
-		# ticks: the samples the split rests on (HZ 250: one per 4M).
-		printf "busy=%.0f total=%.0f rx=%.0f reader=%.0f reader_sys=%.0f reader_user=%.0f bench=%.0f other=%.0f ticks=%.0f\n",
-			busy / f, (busy - bench) / f, rx / f, reader / f, sys / f,
-			(reader - sys) / f, bench / f, other / f, reader / 4e6
+		printf "busy=%.0f total=%.0f rx=%.0f reader=%.0f reader_sys=%.0f reader_user=%.0f bench=%.0f other=%.0f window=%.2f\n",
+			busy / f, (busy - bench) / f, rx / f, reader / f,
+			(reader - user) / f, user / f, bench / f, other / f,
+			(reader > 0 ? wr / reader : 0)
 	}' <(echo "$1") <(echo "$2")
 }

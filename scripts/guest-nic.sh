@@ -56,13 +56,14 @@ nic_bind() {
 # summary on stdout. With GEN_WAIT=SECONDS the guest does not poll the
 # host while it sends (each poll is a round trip through the 9p share):
 # the request starts in the background, and is collected after a sleep
-# that long. The bench's cost part counts the guest's instructions.
+# that long, by GEN_SLEEP (default sleep). The bench's cost part counts
+# the guest's instructions, and sleeps with cost_wait (scripts/cost.sh).
 gen_offer() {
 	if [ -z "${GEN_WAIT:-}" ]; then
 		"$RC_HOST" gen "$@"
 		return
 	fi
-	"$RC_HOST" --bg offer gen "$@" && sleep "$GEN_WAIT" &&
+	"$RC_HOST" --bg offer gen "$@" && ${GEN_SLEEP:-sleep} "$GEN_WAIT" &&
 		"$RC_HOST" --wait offer
 }
 

@@ -19,13 +19,13 @@ check() { # NAME WANT GOT
 	fi
 }
 
-echo "1..4"
+echo "1..6"
 # 2M ns of clock, 0.5M of it idle: 1.5M instructions ran. The reader's
-# cgroup ran 300 µs (100 user, 200 system), the bench's 100 µs.
+# cgroup ran 300 µs, the bench's 100 µs.
 before='now 1000000
 idle 0
-cg rc-reader 0 0 0
-cg rc-bench 0 0 0
+cg rc-reader 0
+cg rc-bench 0
 task 10 0 napi/eth0-8193
 task 11 0 eth1-rx0
 task 12 0 kworker/0:1-events
@@ -33,25 +33,38 @@ task 13 0 ksoftirqd/0
 task 15 7000 irq/24-virtio0'
 after='now 3000000
 idle 500000
-cg rc-reader 300 100 200
-cg rc-bench 100 60 40
+cg rc-reader 300
+cg rc-bench 100
 task 10 400000 napi/eth0-8193
 task 11 200000 eth1-rx0
 task 12 50000 kworker/0:1-events
 task 13 10000 ksoftirqd/0
 task 14 5000 bash
 task 15 9000 irq/24-virtio0'
-got=$(cost_split "$before" "$after" 1000)
+# The window saw 240000 ns of the reader, 60000 of them in user space:
+# a quarter of all its 300000 is user time.
+window="window_user=60000 window_kernel=900000 window_reader_ns=240000"
+got=$(cost_split "$before" "$after" 1000 "$window")
 # other: the kworker (50000) and the thread born meanwhile (5000);
 # rx: 1.5M - 300000 - 100000 - 55000 (the NAPI thread, the RX thread,
 # ksoftirqd, the interrupt thread and what ran outside any task).
 check "per frame, split as the header says" \
-	"busy=1500 total=1400 rx=1045 reader=300 reader_sys=200 reader_user=100 bench=100 other=55 ticks=0" \
+	"busy=1500 total=1400 rx=1045 reader=300 reader_sys=225 reader_user=75 bench=100 other=55 window=0.80" \
 	"$got"
-# A reader with no ticks at all: all its time counts as user time.
-got=$(cost_split "${before}" "${after/cg rc-reader 300 100 200/cg rc-reader 300 0 0}" 1000)
-check "no ticks: the reader's time is not split into kernel time" \
+# No window (the plugin did not run): nothing is called user time.
+got=$(cost_split "$before" "$after" 1000)
+check "no window: the reader's time is not split, window=0" \
+	"reader_sys=300 reader_user=0 bench=100 other=55 window=0.00" \
+	"$(grep -o 'reader_sys=.*' <<<"$got")"
+# More user instructions than reader time in the window (another
+# process ran user code): the reader's user share stops at all of it.
+got=$(cost_split "$before" "$after" 1000 "window_user=500000 window_kernel=1 window_reader_ns=240000")
+check "a user count above the reader's time: all user, never more" \
 	"reader_sys=0 reader_user=300" "$(grep -o 'reader_sys=[0-9]* reader_user=[0-9]*' <<<"$got")"
+# A reader that never ran in the window: no share to apply.
+got=$(cost_split "$before" "$after" 1000 "window_user=0 window_kernel=5 window_reader_ns=0")
+check "a window without the reader: not split" \
+	"reader_sys=300 reader_user=0" "$(grep -o 'reader_sys=[0-9]* reader_user=[0-9]*' <<<"$got")"
 # No frames: the figures are totals, not divided by zero.
 got=$(cost_split "$before" "$after" 0)
 check "no frames: totals" "busy=1500000" "$(grep -o '^busy=[0-9]*' <<<"$got")"

@@ -62,7 +62,8 @@
 # ringcounts, queue i each, in copy mode: ringcap_e1000e in mode 2),
 # zc_af (the stock e1000e, one netsniff-ng without fanout walking one
 # TPACKET_V3 ring for all queues: AF_PACKET cannot bind to one queue).
-# Compare their total share, captured_sum / offered (the CSV's share
+# The cost part adds zc_zc4k: zc_zc with 4096 buffers a queue, a copy
+# ring's 8 MiB (see rce_ring()). Compare their total share, captured_sum / offered (the CSV's share
 # column is per process, as for the cluster and fanout rows).
 # Transmit (figure "tx", the 82574L, FRAMES frames of 64 B, full matrix
 # also 1500 B, as fast as the sender goes, the host counting what
@@ -132,7 +133,7 @@ TX_SETUPS="tx_ceiling tx_ring tx_trafgen tx_sendmmsg tx_trafgen_stock"
 # what the NIC received and the readers captured, so one that did not
 # shows), and five repetitions: the spread says what the instrument
 # resolves.
-COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount vio_af vio_m0 vio_xdp vio_redir vio_m1 vio_pass vio_rc_m2 vio_xdpdump vio_drop zc_zc zc_copy zc_af"
+COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount vio_af vio_m0 vio_xdp vio_redir vio_m1 vio_pass vio_rc_m2 vio_xdpdump vio_drop zc_zc zc_zc4k zc_copy zc_af"
 COST_FRAMES=20000 COST_RATE=5000 COST_REPS=5
 COST_SETUPS=${RINGCAP_BENCH_COST_SETUPS:-$COST_SETUPS}
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
@@ -377,7 +378,7 @@ setup_enter() {
 	e1k_rccl)
 		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
 		RC_ARGS=(-C "$CLUSTER") ;;
-	zc_zc)
+	zc_zc|zc_zc4k)
 		# The mode does not matter to a zero-copy queue (its frames go
 		# to its reader in every mode): 2, as zc_copy.
 		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
@@ -390,6 +391,23 @@ setup_enter() {
 	vio_*)
 		vio_enter "$1" ;;
 	esac
+	rce_ring "$1"
+}
+
+# zc_zc4k gives each queue of the 82574L 4096 buffers, the 8 MiB a copy
+# reader's ring has (zero-copy's buffers are the queue's own: 256 by
+# default, which caps its reader's watermark at 64, libringcap's
+# rc_zc_watermark()); every other set-up on ringcap_e1000e has the default.
+rce_ring() {
+	local want=256 cur
+	[ "$(basename "$(readlink -f "/sys/class/net/$dev/device/driver")")" = ringcap_e1000e ] ||
+		return 0
+	[ "$1" != zc_zc4k ] || want=4096
+	cur=$(ethtool -g "$dev" | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
+	[ "$cur" != "$want" ] || return 0
+	ethtool -G "$dev" rx "$want"
+	wait_for 20 grep -qx 1 "/sys/class/net/$dev/carrier" ||
+		echo "bench: $dev: no link after its RX ring went to $want" >&2
 }
 
 # ---- the virtio-net NIC ------------------------------------------------------
@@ -548,7 +566,7 @@ reader_of() {
 	vio_pass) KIND=xdppass ;;
 	vio_xdpdump) KIND=xdpdump ;;
 	vio_afxdp) KIND=testpmd ;;
-	zc_zc|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;
+	zc_zc|zc_zc4k|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;
 	zc_af) KIND=netsniff ;;
 	*) KIND=tcpdump ;;
 	esac

@@ -11,6 +11,12 @@
  *   rc_xdplink OBJ DEV STEP...
  *
  *   OBJ          libringcap's XDP program object (ringcap_xdp.bpf.o)
+ *   copy=OBJ     from here on, links are of OBJ, the copy program
+ *                (ringcap_xdp_copy.bpf.o, no map), handed over with
+ *                RINGCAP_XDP_LINK_COPY; update waits for the old program
+ *                instead of its map
+ *   copyflag     links of the redirect program (it has a map) are handed
+ *                over with RINGCAP_XDP_LINK_COPY, which the module refuses
  *   bind         a socket bound to DEV, all queues
  *   link[=D]     load OBJ, attach it as a native-mode link to D (default
  *                DEV), hand the link over: "link: 0" or "link: -errno"
@@ -27,6 +33,8 @@
  *   sprayed      how many values the module wrote into them (it must
  *                write none: they are not its)
  *   cfg          how many values of the first program's map are non-zero
+ *   prog         whether the last link's first program still exists:
+ *                "prog: alive" or "prog: freed"
  *   mode=N       write N to transparent_mode
  *   path         RINGCAP_PATH: "path: P why W error E"
  *   deldev       ip link del DEV
@@ -37,6 +45,7 @@
  *   sleep=MS     sleep MS milliseconds
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +60,9 @@
 #define NSPRAY	64
 
 static const char *obj_path, *dev;
-static int sock = -1, link_fd = -1, map_id;
+static int sock = -1, link_fd = -1, map_id, prog_id;
+static bool copy_prog;		/* copy=OBJ: the mapless copy program */
+static __u32 link_flags;	/* RINGCAP_XDP_LINK_COPY after copy= or copyflag */
 static struct bpf_object *obj;
 static int spray_fd[NSPRAY];
 
@@ -77,7 +88,7 @@ static struct bpf_object *load(int map_fd)
 	if (!o)
 		die("opening %s", obj_path, errno);
 	m = bpf_object__find_map_by_name(o, "ringcap_cfg");
-	if (!m)
+	if (!m && !copy_prog)
 		die("%s has no ringcap_cfg", obj_path, ENOENT);
 	if (map_fd >= 0 &&
 	    (bpf_map__set_map_flags(m, BPF_F_RDONLY_PROG) ||
@@ -90,7 +101,18 @@ static struct bpf_object *load(int map_fd)
 
 static int prog_fd(struct bpf_object *o)
 {
-	return bpf_program__fd(bpf_object__find_program_by_name(o, "ringcap_xdp"));
+	return bpf_program__fd(bpf_object__find_program_by_name(o,
+			copy_prog ? "ringcap_xdp_copy" : "ringcap_xdp"));
+}
+
+static int prog_id_of(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		die("reading %s", "the program's info", errno);
+	return info.id;
 }
 
 static int id_of(int fd)
@@ -112,11 +134,14 @@ static void do_link(const char *on, int map_fd)
 	if (!ifindex)
 		die("no device %s", on, errno);
 	obj = load(map_fd);
-	map_id = id_of(bpf_map__fd(bpf_object__find_map_by_name(obj, "ringcap_cfg")));
+	map_id = copy_prog ? 0 :
+		 id_of(bpf_map__fd(bpf_object__find_map_by_name(obj, "ringcap_cfg")));
+	prog_id = prog_id_of(prog_fd(obj));
 	link_fd = bpf_link_create(prog_fd(obj), ifindex, BPF_XDP, &opts);
 	if (link_fd < 0)
 		die("attaching to %s", on, errno);
 	req.fd = link_fd;
+	req.flags = link_flags;
 	if (setsockopt(sock, SOL_RINGCAP, RINGCAP_XDP_LINK, &req, sizeof(req)))
 		printf("link: -%s\n", strerrorname_np(errno));
 	else
@@ -143,9 +168,14 @@ static void update(void)
 	if (bpf_link_update(link_fd, prog_fd(o), NULL))
 		die("%s", "BPF_LINK_UPDATE", errno);
 	bpf_object__close(o);
-	/* The old program's last reference was the link's, unless ours. */
+	/*
+	 * The old program's last reference was the link's, unless ours or
+	 * the module's: the redirect program's map goes with it, the copy
+	 * program has none.
+	 */
 	for (i = 0; i < 50; i++) {
-		fd = bpf_map_get_fd_by_id(map_id);
+		fd = copy_prog ? bpf_prog_get_fd_by_id(prog_id) :
+				 bpf_map_get_fd_by_id(map_id);
 		if (fd < 0 && errno == ENOENT)
 			break;
 		if (fd >= 0)
@@ -154,7 +184,20 @@ static void update(void)
 	}
 	/* Then its memory goes, from a work item. */
 	usleep(500000);
-	printf("update: old map %s\n", i < 50 ? "freed" : "kept");
+	printf("update: old %s %s\n", copy_prog ? "program" : "map",
+	       i < 50 ? "freed" : "kept");
+}
+
+/* Whether the first link's program still exists (the module may hold it). */
+static void prog_alive(void)
+{
+	int fd = bpf_prog_get_fd_by_id(prog_id);
+
+	if (fd < 0 && errno != ENOENT)
+		die("%s", "BPF_PROG_GET_FD_BY_ID", errno);
+	printf("prog: %s\n", fd >= 0 ? "alive" : "freed");
+	if (fd >= 0)
+		close(fd);
 }
 
 static void spray(void)
@@ -204,6 +247,16 @@ static void step(const char *s)
 		if (err)
 			die("binding to %s", dev, -err);
 		printf("bind: 0\n");
+	} else if (!strncmp(s, "copy=", 5)) {
+		obj_path = s + 5;
+		copy_prog = true;
+		link_flags = RINGCAP_XDP_LINK_COPY;
+		printf("copy: 0\n");
+	} else if (!strcmp(s, "copyflag")) {
+		link_flags = RINGCAP_XDP_LINK_COPY;
+		printf("copyflag: 0\n");
+	} else if (!strcmp(s, "prog")) {
+		prog_alive();
 	} else if (!strcmp(s, "link")) {
 		do_link(dev, -1);
 	} else if (!strncmp(s, "link=", 5)) {

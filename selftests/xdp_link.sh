@@ -7,8 +7,10 @@
 # (BPF_LINK_UPDATE, which frees the old program and its map), the device
 # deleted; each followed by transparent_mode writes, device deletion and
 # close, which must neither touch freed memory nor oops. Then the links
-# the module must refuse (attached to another device), and the log lines an unprivileged
-# user can cause (uid nobody, its own user and network namespace).
+# the module must refuse (attached to another device), the same ways away
+# for the copy program's link (no map; the module holds its program),
+# and the log lines an unprivileged user can cause (uid nobody, its own
+# user and network namespace).
 #
 # rc_xdplink (selftests/rc_xdplink.c) does the BPF side. Each run of it
 # has a deadline: a module that oopses holding rtnl wedges every later
@@ -20,6 +22,7 @@
 #
 #   RC_BIN       where rc_xdplink is (default: selftests/build/bin)
 #   RC_XDP_OBJ   libringcap's XDP program object (default: its build)
+#   RC_XDP_COPY_OBJ  its copy program's object (default: beside it)
 #
 # Output: TAP. Exit status: 0 all passed, 1 a test failed, 4 skipped.
 set -euo pipefail
@@ -28,6 +31,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 BIN=${RC_BIN:-$here/build/bin}
 OBJ=${RC_XDP_OBJ:-$here/../userland/build/obj/lib/bpf/ringcap_xdp.bpf.o}
+COPY=${RC_XDP_COPY_OBJ:-$(dirname "$OBJ")/ringcap_xdp_copy.bpf.o}
 MODE=/sys/module/ringcap/parameters/transparent_mode
 DEV=xl0
 PEER=xl1
@@ -35,9 +39,10 @@ OTHER=xm0
 OPEER=xm1
 DEADLINE=60	# seconds for one rc_xdplink run; a few under TCG
 SPAM=300
-PLAN=9
+PLAN=14
 # RINGCAP_PATH numbers (<linux/ringcap.h>) and ENOLINK
 P_XDP="path: 3 why 0 error 0"
+P_COPY="path: 5 why 0 error 0"
 P_GONE="path: 1 why 3 error 67"
 
 n=0
@@ -164,7 +169,7 @@ dev_deleted() {
 tcase "device deleted under the link: mode writes and close after it are clean" dev_deleted
 [ -n "$wedged" ] || { ip link del "$DEV" 2>/dev/null || true; veth_up "$DEV" "$PEER"; }
 
-# 6-7: links the module must refuse (EINVAL), leaving their maps alone.
+# 6: a link the module must refuse (EINVAL), leaving its map alone.
 foreign() {
 	xl "$DEV" bind "link=$OTHER" cfg path close || return 1
 	msg=$(said)
@@ -173,7 +178,64 @@ foreign() {
 }
 tcase "a link attached to another device is refused (EINVAL), its map untouched" foreign
 
-# 8: uid nobody, with CAP_NET_ADMIN over its own namespaces only: binds
+# 7-11: the copy program's link. It has no map: the module holds the
+# link's file and the program (bpf_prog_inc), and must let both go on
+# the same events. Without module BTF there is no kfunc and no copy path.
+copy_ready() {
+	[ -e /sys/kernel/btf/ringcap ] || { msg="no module BTF (/sys/kernel/btf/ringcap): no kfunc, the copy path cannot run"; return 4; }
+	[ -f "$COPY" ] || { msg="no copy program object $COPY (make -C userland)"; return 4; }
+}
+copy_closed() {
+	copy_ready || return
+	xl "$DEV" bind "copy=$COPY" link closeprog mode=0 mode=2 path close || return 1
+	msg=$(said)
+	[ "$(got link)" = 0 ] && [ "path: $(got path)" = "$P_COPY" ] &&
+		wait_for 10 no_xdp "$DEV" && no_bug
+}
+tcase "copy program: program fd closed, the link still runs (xdp-copy); mode writes and close are clean, program gone" copy_closed
+
+# BPF_LINK_UPDATE: the old program's last reference is the module's; it
+# must see that the program no longer runs and let it go.
+copy_updated() {
+	copy_ready || return
+	xl "$DEV" bind "copy=$COPY" link closeprog update mode=0 mode=2 path \
+		sleep=1000 prog deldev close || return 1
+	msg=$(said)
+	[ "$(got link)" = 0 ] && [ "path: $(got path)" = "$P_GONE" ] &&
+		[ "$(got prog)" = freed ] && [ "$(got deldev)" = 0 ] && no_bug
+}
+tcase "copy program: BPF_LINK_UPDATE under a bound socket: path falls back (ENOLINK), the old program freed; deletion, close clean" copy_updated
+[ -n "$wedged" ] || { ip link del "$DEV" 2>/dev/null || true; veth_up "$DEV" "$PEER"; }
+
+copy_detached() {
+	copy_ready || return
+	xl "$DEV" bind "copy=$COPY" link closeprog detach mode=0 mode=2 path close || return 1
+	msg=$(said)
+	[ "$(got link)" = 0 ] && [ "path: $(got path)" = "$P_GONE" ] &&
+		no_xdp "$DEV" && no_bug
+}
+tcase "copy program: BPF_LINK_DETACH under a bound socket: path falls back (ENOLINK), nothing attached" copy_detached
+
+copy_deleted() {
+	copy_ready || return
+	xl "$DEV" bind "copy=$COPY" link closeprog deldev mode=0 mode=2 close || return 1
+	msg=$(said)
+	[ "$(got link)" = 0 ] && [ "$(got deldev)" = 0 ] && no_bug
+}
+tcase "copy program: device deleted under the link: mode writes and close after it are clean" copy_deleted
+[ -n "$wedged" ] || { ip link del "$DEV" 2>/dev/null || true; veth_up "$DEV" "$PEER"; }
+
+# The copy flag on a program with a map (the redirect one): refused,
+# whether or not the module has the kfunc, and its map left alone.
+copy_flag_refused() {
+	xl "$DEV" bind copyflag link cfg path close || return 1
+	msg=$(said)
+	[ "$(got link)" = -EINVAL ] && [ "$(got cfg)" = "0 set" ] &&
+		[ "$(got path)" != "${P_XDP#path: }" ] && [ "$(got path)" != "${P_COPY#path: }" ]
+}
+tcase "RINGCAP_XDP_LINK_COPY on a program with a map is refused (EINVAL), its map untouched" copy_flag_refused
+
+# 12: uid nobody, with CAP_NET_ADMIN over its own namespaces only: binds
 # on lo in mode 2 (no native XDP) and reports a failed attach $SPAM times
 # each. The module rate limits these lines: at most 10 per 5 s, and one
 # "callbacks suppressed" line per 5 s.

@@ -17,6 +17,7 @@
  */
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
+#include <linux/filter.h>
 #include <net/xdp.h>
 #include "ringcap.h"
 
@@ -120,6 +121,28 @@ __bpf_kfunc int bpf_ringcap_xdp_capture(struct xdp_md *ctx)
 }
 
 __bpf_kfunc_end_defs();
+
+/*
+ * Whether @prog calls the kfunc. Once verified, a kfunc call's imm is the
+ * function's offset from __bpf_call_base, as a helper call's (x86-64's
+ * JIT takes no far kfunc calls), so the call is found by its address. A
+ * program handed over as the copy program that does not call it would
+ * capture nothing while its sockets' path said xdp-copy.
+ */
+bool ringcap_kfunc_called_by(const struct bpf_prog *prog)
+{
+	const struct bpf_insn *insn = prog->insnsi;
+	u32 i;
+
+	if (!ringcap_kfunc_available())
+		return false;
+	for (i = 0; i < prog->len; i++, insn++)
+		if (insn->code == (BPF_JMP | BPF_CALL) &&
+		    insn->src_reg == BPF_PSEUDO_KFUNC_CALL &&
+		    insn->imm == BPF_CALL_IMM(bpf_ringcap_xdp_capture))
+			return true;
+	return false;
+}
 
 BTF_KFUNCS_START(ringcap_kfunc_ids)
 BTF_ID_FLAGS(func, bpf_ringcap_xdp_capture)

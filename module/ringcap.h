@@ -253,6 +253,7 @@ void ringcap_xdp_exit(void);
 /* kfunc.c */
 void ringcap_kfunc_init(void);
 bool ringcap_kfunc_available(void);
+bool ringcap_kfunc_called_by(const struct bpf_prog *prog);
 const u32 *ringcap_xdp_marked(const struct sk_buff *skb,
 			      const struct ringcap_dev *rd);
 

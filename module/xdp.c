@@ -434,15 +434,15 @@ static struct bpf_map *ringcap_xdp_map(struct bpf_prog *prog)
 }
 
 /*
- * Is prog what libringcap's copy program looks like: an XDP program with
- * no map, which can only mean the kfunc does its work (the redirect
- * program has its map)? Whatever it is, the module writes nothing of it.
+ * Is prog what libringcap's copy program looks like: an XDP program that
+ * calls the kfunc and has no map (the redirect program has its map)?
+ * Whatever it is, the module writes nothing of it.
  */
 static bool ringcap_xdp_copy_prog(struct bpf_prog *prog)
 {
 	bool mapless;
 
-	if (prog->type != BPF_PROG_TYPE_XDP || !ringcap_kfunc_available())
+	if (prog->type != BPF_PROG_TYPE_XDP || !ringcap_kfunc_called_by(prog))
 		return false;
 	mutex_lock(&prog->aux->used_maps_mutex);
 	mapless = !prog->aux->used_map_cnt;

@@ -17,6 +17,9 @@
  *                instead of its map
  *   copyflag     links of the redirect program (it has a map) are handed
  *                over with RINGCAP_XDP_LINK_COPY, which the module refuses
+ *   passlink     an XDP program without maps that returns XDP_PASS and
+ *                calls nothing, attached to DEV and handed over with the
+ *                copy flag (the module must refuse it: "link: -errno")
  *   bind         a socket bound to DEV, all queues
  *   link[=D]     load OBJ, attach it as a native-mode link to D (default
  *                DEV), hand the link over: "link: 0" or "link: -errno"
@@ -148,6 +151,31 @@ static void do_link(const char *on, int map_fd)
 		printf("link: 0\n");
 }
 
+/* A mapless XDP_PASS program, as the copy flag's impostor. */
+static void pass_link(void)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = XDP_FLAGS_DRV_MODE);
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct ringcap_xdp_link req = { .flags = RINGCAP_XDP_LINK_COPY };
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "rc_pass", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		die("%s", "loading an XDP_PASS program", errno);
+	link_fd = bpf_link_create(fd, if_nametoindex(dev), BPF_XDP, &opts);
+	if (link_fd < 0)
+		die("attaching to %s", dev, errno);
+	close(fd);
+	req.fd = link_fd;
+	if (setsockopt(sock, SOL_RINGCAP, RINGCAP_XDP_LINK, &req, sizeof(req)))
+		printf("passlink: -%s\n", strerrorname_np(errno));
+	else
+		printf("passlink: 0\n");
+}
+
 /* Count the non-zero values of the array map fd. */
 static int nonzero(int fd)
 {
@@ -255,6 +283,8 @@ static void step(const char *s)
 	} else if (!strcmp(s, "copyflag")) {
 		link_flags = RINGCAP_XDP_LINK_COPY;
 		printf("copyflag: 0\n");
+	} else if (!strcmp(s, "passlink")) {
+		pass_link();
 	} else if (!strcmp(s, "prog")) {
 		prog_alive();
 	} else if (!strcmp(s, "link")) {

@@ -39,7 +39,7 @@ OTHER=xm0
 OPEER=xm1
 DEADLINE=60	# seconds for one rc_xdplink run; a few under TCG
 SPAM=300
-PLAN=14
+PLAN=15
 # RINGCAP_PATH numbers (<linux/ringcap.h>) and ENOLINK
 P_XDP="path: 3 why 0 error 0"
 P_COPY="path: 5 why 0 error 0"
@@ -178,7 +178,7 @@ foreign() {
 }
 tcase "a link attached to another device is refused (EINVAL), its map untouched" foreign
 
-# 7-11: the copy program's link. It has no map: the module holds the
+# 7-12: the copy program's link. It has no map: the module holds the
 # link's file and the program (bpf_prog_inc), and must let both go on
 # the same events. Without module BTF there is no kfunc and no copy path.
 copy_ready() {
@@ -235,7 +235,17 @@ copy_flag_refused() {
 }
 tcase "RINGCAP_XDP_LINK_COPY on a program with a map is refused (EINVAL), its map untouched" copy_flag_refused
 
-# 12: uid nobody, with CAP_NET_ADMIN over its own namespaces only: binds
+# The copy flag on a mapless program that does not call the kfunc: it
+# would capture nothing while the path said xdp-copy.
+copy_impostor() {
+	copy_ready || return
+	xl "$DEV" bind passlink path close || return 1
+	msg=$(said)
+	[ "$(got passlink)" = -EINVAL ] && [ "$(got path)" != "${P_COPY#path: }" ]
+}
+tcase "RINGCAP_XDP_LINK_COPY on a mapless program that does not call the kfunc is refused (EINVAL)" copy_impostor
+
+# 13: uid nobody, with CAP_NET_ADMIN over its own namespaces only: binds
 # on lo in mode 2 (no native XDP) and reports a failed attach $SPAM times
 # each. The module rate limits these lines: at most 10 per 5 s, and one
 # "callbacks suppressed" line per 5 s.

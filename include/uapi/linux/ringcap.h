@@ -224,9 +224,10 @@ struct ringcap_cluster {
  * to the bound device in native mode, or -1 with error the positive errno
  * the attach failed with, which the module reports as _REFUSED; flags
  * RINGCAP_XDP_LINK_COPY for the copy program (an XDP program without
- * maps; EINVAL where the module has no kfunc), else 0 for the redirect
- * program; other flags, or reserved not 0: EINVAL. The option takes the
- * first 8 bytes alone too (flags 0), as before flags existed. Needs
+ * maps that calls the kfunc; EINVAL where the module has no kfunc), else
+ * 0 for the redirect program; other flags, or reserved not 0: EINVAL. The
+ * option takes the first 8 bytes alone too (flags 0), as before flags
+ * existed. Needs
  * CAP_NET_ADMIN, at the call and when the socket was bound (EPERM);
  * EINVAL when unbound, on an aware device, or for a link that is not such
  * a program attached to the bound device in native mode (a link on

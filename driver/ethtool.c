@@ -197,6 +197,7 @@ static int rce_get_coalesce(struct net_device *netdev,
 	struct rce_adapter *ad = netdev_priv(netdev);
 
 	ec->rx_coalesce_usecs = ad->itr_usecs;
+	ec->tx_coalesce_usecs = ad->tx_itr_usecs;
 	return 0;
 }
 
@@ -207,12 +208,19 @@ static int rce_set_coalesce(struct net_device *netdev,
 {
 	struct rce_adapter *ad = netdev_priv(netdev);
 
-	if (ec->rx_coalesce_usecs > RCE_ITR_MAX_USECS) {
-		NL_SET_ERR_MSG(extack, "rx-usecs must be 0-"
+	if (ec->rx_coalesce_usecs > RCE_ITR_MAX_USECS ||
+	    ec->tx_coalesce_usecs > RCE_ITR_MAX_USECS) {
+		NL_SET_ERR_MSG(extack, "rx-usecs and tx-usecs must be 0-"
 			       __stringify(RCE_ITR_MAX_USECS));
 		return -EINVAL;
 	}
+	/* MSI and INTx have one interrupt for all, throttled by rx-usecs. */
+	if (ec->tx_coalesce_usecs && ad->irq_mode != RCE_IRQ_MSIX) {
+		NL_SET_ERR_MSG(extack, "tx-usecs needs MSI-X (irq_mode)");
+		return -EOPNOTSUPP;
+	}
 	ad->itr_usecs = ec->rx_coalesce_usecs;
+	ad->tx_itr_usecs = ec->tx_coalesce_usecs;
 	if (netif_running(netdev))
 		rce_hw_set_itr(ad);
 	return 0;
@@ -326,7 +334,8 @@ static void rce_get_regs(struct net_device *netdev, struct ethtool_regs *regs,
 }
 
 const struct ethtool_ops rce_ethtool_ops = {
-	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS,
+	.supported_coalesce_params = ETHTOOL_COALESCE_RX_USECS |
+				     ETHTOOL_COALESCE_TX_USECS,
 	.get_drvinfo		= rce_get_drvinfo,
 	.get_link		= ethtool_op_get_link,
 	.get_link_ksettings	= rce_get_link_ksettings,

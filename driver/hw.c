@@ -229,7 +229,10 @@ void rce_hw_set_vlan_strip(struct rce_adapter *ad, bool on)
 	rce_wr(ad, RCE_CTRL, ctrl);
 }
 
-/* Interrupt throttling (ethtool -C rx-usecs); registers count 256 ns. */
+/*
+ * Interrupt throttling (ethtool -C rx-usecs, and tx-usecs for the TX
+ * vector of MSI-X); registers count 256 ns.
+ */
 void rce_hw_set_itr(struct rce_adapter *ad)
 {
 	u32 val = ad->itr_usecs * 1000 / 256;
@@ -237,6 +240,7 @@ void rce_hw_set_itr(struct rce_adapter *ad)
 	if (ad->irq_mode == RCE_IRQ_MSIX) {
 		rce_wr(ad, RCE_EITR(RCE_VEC_RX0), val);
 		rce_wr(ad, RCE_EITR(RCE_VEC_RX1), val);
+		rce_wr(ad, RCE_EITR(RCE_VEC_TX), ad->tx_itr_usecs * 1000 / 256);
 	} else {
 		rce_wr(ad, RCE_ITR, val);
 	}

@@ -159,6 +159,7 @@ struct rce_adapter {
 	unsigned int		rx_count, tx_count;	/* ring sizes */
 	bool			up;	/* rce_up() done, rce_down() not yet */
 	u32			itr_usecs;		/* ethtool -C rx-usecs */
+	u32			tx_itr_usecs;		/* tx-usecs: MSI-X only */
 
 	spinlock_t		stats_lock;
 	struct rce_hw_stats	hws;

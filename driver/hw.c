@@ -233,14 +233,19 @@ void rce_hw_set_vlan_strip(struct rce_adapter *ad, bool on)
  * Interrupt throttling (ethtool -C rx-usecs, and tx-usecs for the TX
  * vector of MSI-X); registers count 256 ns.
  */
+static u32 rce_itr_val(u32 usecs)
+{
+	return usecs * 1000 / 256;
+}
+
 void rce_hw_set_itr(struct rce_adapter *ad)
 {
-	u32 val = ad->itr_usecs * 1000 / 256;
+	u32 val = rce_itr_val(ad->itr_usecs);
 
 	if (ad->irq_mode == RCE_IRQ_MSIX) {
 		rce_wr(ad, RCE_EITR(RCE_VEC_RX0), val);
 		rce_wr(ad, RCE_EITR(RCE_VEC_RX1), val);
-		rce_wr(ad, RCE_EITR(RCE_VEC_TX), ad->tx_itr_usecs * 1000 / 256);
+		rce_wr(ad, RCE_EITR(RCE_VEC_TX), rce_itr_val(ad->tx_itr_usecs));
 	} else {
 		rce_wr(ad, RCE_ITR, val);
 	}

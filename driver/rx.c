@@ -250,9 +250,9 @@ static void rce_rx_zc_frame(struct rce_rx_ring *rx, const union rce_rx_desc *d,
  *
  * Frames the stack must see are passed up together at the end, with
  * bottom halves off as netif_receive_skb_list() expects. The tail
- * register is written at most once per call. A zero-copy queue re-arms only what
- * its reader released (and what never went to it), and nothing once the
- * reader's queue is dead.
+ * register is written at most once per call. A zero-copy queue re-arms
+ * only what its reader released (and what never went to it), and nothing
+ * once the reader's queue is dead.
  *
  * Return: how many descriptors were handled.
  */

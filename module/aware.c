@@ -8,7 +8,6 @@
  * mode 0 hook walks.
  */
 #include <linux/etherdevice.h>
-#include <linux/if_vlan.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include "ringcap.h"
@@ -87,29 +86,6 @@ void ringcap_unregister_dev(struct ringcap_dev *rd)
 	ringcap_dev_put(rd);
 }
 EXPORT_SYMBOL_GPL(ringcap_unregister_dev);
-
-/*
- * What a driver says about a frame (meta may be NULL), into f; stamped
- * here when the hardware gave no time.
- */
-void ringcap_frame_meta(struct ringcap_frame *f,
-			const struct ringcap_rx_meta *meta)
-{
-	if (meta) {
-		f->tstamp_ns = meta->tstamp_ns;
-		if (meta->has_vlan) {
-			f->flags |= RINGCAP_REC_VLAN;
-			f->vlan_tci = meta->vlan_tci;
-			f->vlan_proto = htons(ETH_P_8021Q);
-		}
-		if (meta->has_hash) {
-			f->flags |= RINGCAP_REC_HASH;
-			f->rss_hash = meta->rss_hash;
-		}
-	}
-	if (!f->tstamp_ns)
-		f->tstamp_ns = ktime_get_real_ns();
-}
 
 /**
  * ringcap_rx - hand one received frame to the rings

@@ -18,7 +18,7 @@
  * none missed when a socket binds in between. Versions are global, one
  * sequence for all devices, so a version says nothing about the sockets
  * of another device: the hooks of devices stacked on the aware one
- * ignore the mark (capture.c).
+ * ignore the mark (hook.c).
  */
 #include <linux/if_ether.h>
 #include <linux/rtnetlink.h>

@@ -182,13 +182,19 @@ struct ringcap_rec *ringcap_ring_reserve(struct ringcap_ring *ring, u32 caplen,
 					 u32 *rec_len, bool *bad_consumer);
 void ringcap_ring_commit(struct ringcap_ring *ring, u32 rec_len);
 
-/* capture.c */
+/* frame.c */
 int ringcap_capture_init(void);
 void ringcap_capture_exit(void);
+void ringcap_frame_meta(struct ringcap_frame *f,
+			const struct ringcap_rx_meta *meta);
 struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f);
 void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len);
 void ringcap_frame_untag(struct ringcap_frame *f);
+
+/* capture.c */
 bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
+
+/* hook.c */
 int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 		   struct packet_type *pt, struct net_device *orig_dev);
 
@@ -214,10 +220,6 @@ void ringcap_dev_close_all(struct ringcap_dev *rd);
 #define RINGCAP_SET_STEAL	0x2	/* one that may withhold it from the stack */
 unsigned int ringcap_set_deliver(struct ringcap_dev_set *set,
 				 struct ringcap_frame *f, const u32 *skip);
-
-/* aware.c */
-void ringcap_frame_meta(struct ringcap_frame *f,
-			const struct ringcap_rx_meta *meta);
 
 /* tx.c */
 int ringcap_tx_prepare(struct ringcap_sock *rs);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Binding a socket to (device, queue), unbinding it, and what happens to
- * bound sockets when their device goes away. All binding state changes
- * under rtnl_lock, which is also what the netdev notifier runs under.
+ * Binding a socket to (device, queue) and unbinding it. All binding state
+ * changes under rtnl_lock, which is also what the netdev notifier that
+ * unbinds the sockets of a device going away runs under (sock.c).
  */
 #include <linux/capability.h>
 #include <linux/netdevice.h>
@@ -202,64 +202,4 @@ void ringcap_unbind(struct ringcap_sock *rs)
 		dev_set_promiscuity(dev, -1);
 	rs->dev = NULL;
 	dev_put(dev);
-}
-
-/*
- * The socket's device, or its zero-copy queue, went away: POLLERR, and
- * ENODEV in SO_ERROR from now on. Under rtnl, with a ring.
- */
-void ringcap_sock_lost(struct ringcap_sock *rs)
-{
-	/*
-	 * The error before the flag: a reader whose poll() sees gone must
-	 * find ENODEV in SO_ERROR, not 0 (poll reads the flag with acquire).
-	 */
-	WRITE_ONCE(rs->sk.sk_err, ENODEV);
-	smp_store_release(&rs->gone, true);
-
-	/* Let the reader drain what it has, then see the error. */
-	spin_lock_bh(&rs->prod_lock);
-	ringcap_wakeup_flush(rs);
-	spin_unlock_bh(&rs->prod_lock);
-	sk_error_report(&rs->sk);
-}
-
-static int ringcap_netdev_event(struct notifier_block *nb,
-				unsigned long event, void *ptr)
-{
-	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct ringcap_sock *rs;
-
-	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGENAME)
-		return NOTIFY_DONE;
-
-	mutex_lock(&ringcap_socks_lock);
-	list_for_each_entry(rs, &ringcap_socks, all_node) {
-		if (rs->dev != dev)
-			continue;
-		if (event == NETDEV_CHANGENAME) {
-			ringcap_sock_set_devname(rs, dev->name);
-			continue;
-		}
-		mutex_lock(&rs->lock);
-		ringcap_unbind(rs);
-		mutex_unlock(&rs->lock);
-		ringcap_sock_lost(rs);
-	}
-	mutex_unlock(&ringcap_socks_lock);
-	return NOTIFY_DONE;
-}
-
-static struct notifier_block ringcap_netdev_nb = {
-	.notifier_call = ringcap_netdev_event,
-};
-
-int ringcap_bind_init(void)
-{
-	return register_netdevice_notifier(&ringcap_netdev_nb);
-}
-
-void ringcap_bind_exit(void)
-{
-	unregister_netdevice_notifier(&ringcap_netdev_nb);
 }

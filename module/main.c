@@ -16,12 +16,12 @@ static int __init ringcap_init(void)
 	err = ringcap_capture_init();
 	if (err)
 		return err;
-	err = ringcap_bind_init();
+	err = ringcap_netdev_init();
 	if (err)
 		goto err_capture;
 	err = ringcap_proc_init();
 	if (err)
-		goto err_bind;
+		goto err_netdev;
 	err = ringcap_xdp_init();
 	if (err)
 		goto err_proc;
@@ -39,8 +39,8 @@ err_xdp:
 	ringcap_xdp_exit();
 err_proc:
 	ringcap_proc_exit();
-err_bind:
-	ringcap_bind_exit();
+err_netdev:
+	ringcap_netdev_exit();
 err_capture:
 	ringcap_capture_exit();
 	return err;
@@ -51,7 +51,7 @@ static void __exit ringcap_exit(void)
 	ringcap_sock_exit();
 	ringcap_xdp_exit();
 	ringcap_proc_exit();
-	ringcap_bind_exit();
+	ringcap_netdev_exit();
 	ringcap_capture_exit();
 }
 

@@ -204,6 +204,7 @@ void ringcap_wakeup_frame(struct ringcap_sock *rs);
 void ringcap_wakeup_flush(struct ringcap_sock *rs);
 void ringcap_wakeup_stop(struct ringcap_sock *rs);
 bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring);
+void ringcap_sock_lost(struct ringcap_sock *rs);
 
 /* dev.c */
 struct ringcap_dev *ringcap_dev_find(struct net_device *dev);
@@ -240,7 +241,6 @@ int ringcap_zc_register(struct ringcap_dev *rd,
 void ringcap_zc_unregister(struct ringcap_dev *rd);
 int ringcap_zc_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma);
 void ringcap_zc_poll(struct ringcap_sock *rs);
-void ringcap_sock_lost(struct ringcap_sock *rs);
 
 /* xdp.c */
 int ringcap_xdp_set_link(struct ringcap_sock *rs,
@@ -309,8 +309,6 @@ void ringcap_unbind(struct ringcap_sock *rs);
 struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs);
 u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs);
 void ringcap_sock_set_devname(struct ringcap_sock *rs, const char *name);
-int ringcap_bind_init(void);
-void ringcap_bind_exit(void);
 
 /* sockopt.c */
 int ringcap_setsockopt(struct socket *sock, int level, int optname,
@@ -321,6 +319,8 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 /* sock.c */
 int ringcap_sock_init(void);
 void ringcap_sock_exit(void);
+int ringcap_netdev_init(void);
+void ringcap_netdev_exit(void);
 extern struct mutex ringcap_socks_lock;
 extern struct list_head ringcap_socks;
 

@@ -178,6 +178,50 @@ static struct net_proto_family ringcap_family_ops = {
 	.owner = THIS_MODULE,
 };
 
+/*
+ * A bound device that is unregistered takes its sockets' bindings along;
+ * a renamed one, their /proc name.
+ */
+static int ringcap_netdev_event(struct notifier_block *nb,
+				unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct ringcap_sock *rs;
+
+	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGENAME)
+		return NOTIFY_DONE;
+
+	mutex_lock(&ringcap_socks_lock);
+	list_for_each_entry(rs, &ringcap_socks, all_node) {
+		if (rs->dev != dev)
+			continue;
+		if (event == NETDEV_CHANGENAME) {
+			ringcap_sock_set_devname(rs, dev->name);
+			continue;
+		}
+		mutex_lock(&rs->lock);
+		ringcap_unbind(rs);
+		mutex_unlock(&rs->lock);
+		ringcap_sock_lost(rs);
+	}
+	mutex_unlock(&ringcap_socks_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ringcap_netdev_nb = {
+	.notifier_call = ringcap_netdev_event,
+};
+
+int ringcap_netdev_init(void)
+{
+	return register_netdevice_notifier(&ringcap_netdev_nb);
+}
+
+void ringcap_netdev_exit(void)
+{
+	unregister_netdevice_notifier(&ringcap_netdev_nb);
+}
+
 int ringcap_sock_init(void)
 {
 	int err;

@@ -10,6 +10,9 @@
  * empty and the reader going to sleep. A reader that is not asleep in
  * poll() is never woken; only real wake-ups are counted.
  *
+ * A reader whose device or zero-copy queue is gone is signalled here
+ * too (ringcap_sock_lost()).
+ *
  * All state is under rs->prod_lock. The timer is a soft hrtimer, so its
  * callback runs in softirq context and producers (softirq or BH disabled)
  * never race with it on their own CPU.
@@ -103,4 +106,24 @@ bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring)
 	u64 cons = READ_ONCE(ring->hdr->consumer);
 
 	return (s64)(READ_ONCE(rs->sig_pos) - cons) > 0;
+}
+
+/*
+ * The socket's device, or its zero-copy queue, went away: POLLERR, and
+ * ENODEV in SO_ERROR from now on. Under rtnl, with a ring.
+ */
+void ringcap_sock_lost(struct ringcap_sock *rs)
+{
+	/*
+	 * The error before the flag: a reader whose poll() sees gone must
+	 * find ENODEV in SO_ERROR, not 0 (poll reads the flag with acquire).
+	 */
+	WRITE_ONCE(rs->sk.sk_err, ENODEV);
+	smp_store_release(&rs->gone, true);
+
+	/* Let the reader drain what it has, then see the error. */
+	spin_lock_bh(&rs->prod_lock);
+	ringcap_wakeup_flush(rs);
+	spin_unlock_bh(&rs->prod_lock);
+	sk_error_report(&rs->sk);
 }

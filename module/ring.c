@@ -91,6 +91,19 @@ void ringcap_ring_free(struct ringcap_ring *ring)
 }
 
 /*
+ * What RINGCAP_RING_INFO and RINGCAP_TX_INFO report: kernel-held values
+ * only, since the shared header is user-writable.
+ */
+void ringcap_ring_info(const struct ringcap_ring *ring,
+		       struct ringcap_ring_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->mmap_size = ring->mmap_size;
+	info->data_offset = RINGCAP_HDR_BYTES;
+	info->data_size = ring->data_size;
+}
+
+/*
  * Map the whole ring, header first, at file offset pgoff pages. The pages
  * are inserted one by one rather than with remap_vmalloc_range(), which
  * wants the area allocated by vmalloc_user(); that one cannot charge a

@@ -175,6 +175,8 @@ struct ringcap_dev {
 struct ringcap_ring *ringcap_ring_area(u32 data_size);
 struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen);
 void ringcap_ring_free(struct ringcap_ring *ring);
+void ringcap_ring_info(const struct ringcap_ring *ring,
+		       struct ringcap_ring_info *info);
 int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma,
 		      unsigned long pgoff);
 bool ringcap_ring_consumer_ok(const struct ringcap_ring *ring, u64 cons);

@@ -242,11 +242,7 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		ring = ringcap_sock_ring(rs);
 		if (IS_ERR(ring))
 			return PTR_ERR(ring);
-		/* Kernel-held values only: the shared header is user-writable. */
-		memset(&info, 0, sizeof(info));
-		info.mmap_size = ring->mmap_size;
-		info.data_offset = RINGCAP_HDR_BYTES;
-		info.data_size = ring->data_size;
+		ringcap_ring_info(ring, &info);
 		src = &info;
 		len = len < (int)sizeof(info) ? -1 : (int)sizeof(info);
 		goto copy;

@@ -202,12 +202,8 @@ int ringcap_tx_info(struct ringcap_sock *rs, struct ringcap_ring_info *info)
 
 	mutex_lock(&rs->lock);
 	tx = ringcap_tx_ensure(rs);
-	if (!IS_ERR(tx)) {
-		memset(info, 0, sizeof(*info));
-		info->mmap_size = tx->ring->mmap_size;
-		info->data_offset = RINGCAP_HDR_BYTES;
-		info->data_size = tx->ring->data_size;
-	}
+	if (!IS_ERR(tx))
+		ringcap_ring_info(tx->ring, info);
 	mutex_unlock(&rs->lock);
 	return PTR_ERR_OR_ZERO(tx);
 }

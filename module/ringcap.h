@@ -249,8 +249,6 @@ int ringcap_xdp_set_link(struct ringcap_sock *rs,
 			 const struct ringcap_xdp_link *req);
 void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving);
 void ringcap_xdp_mode_changed(void);
-void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p);
-const char *ringcap_path_name(const struct ringcap_path *p);
 int ringcap_xdp_init(void);
 void ringcap_xdp_exit(void);
 
@@ -260,6 +258,10 @@ bool ringcap_kfunc_available(void);
 bool ringcap_kfunc_called_by(const struct bpf_prog *prog);
 const u32 *ringcap_xdp_marked(const struct sk_buff *skb,
 			      const struct ringcap_dev *rd);
+
+/* path.c */
+void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p);
+const char *ringcap_path_name(const struct ringcap_path *p);
 
 /* cluster.c */
 struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,

@@ -75,13 +75,6 @@ u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs)
 	return v;
 }
 
-/* The name /proc shows; ringcap_socks_lock held, so readers see it whole. */
-void ringcap_sock_set_devname(struct ringcap_sock *rs, const char *name)
-{
-	lockdep_assert_held(&ringcap_socks_lock);
-	strscpy(rs->devname, name, sizeof(rs->devname));
-}
-
 /*
  * May this bind take frames away from the device's stack (zero-copy, and
  * mode 2)? That is an administrator's act, as attaching XDP is, so it
@@ -104,57 +97,114 @@ static bool ringcap_may_steal(struct ringcap_sock *rs, bool audit)
 		       ns_capable_noaudit(ns, CAP_NET_ADMIN);
 }
 
-int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
+/*
+ * rs (rtnl held, rs->dev and rs->queue set) joins its device's set, and
+ * the sources that feed the set learn of it: the mode 0 hook, which the
+ * device's first socket adds, and the XDP path's map.
+ */
+static int ringcap_join(struct ringcap_sock *rs)
 {
-	struct sockaddr_ringcap *addr = (struct sockaddr_ringcap *)uaddr;
-	struct ringcap_sock *rs = ringcap_sk(sock->sk);
+	struct ringcap_dev *rd;
+	int err;
+
+	ASSERT_RTNL();
+	rd = ringcap_dev_get(rs->dev);
+	if (!rd)
+		return -ENOMEM;
+	err = -EBUSY;
+	if (ringcap_zc_queue_taken(rd, rs->queue))
+		goto err_put;
+	err = ringcap_cluster_check(rd, rs);
+	if (err)
+		goto err_put;
+	list_add_tail(&rs->dev_node, &rd->socks);
+	err = ringcap_dev_publish(rd, rs, NULL, false);
+	if (err)
+		goto err_del;
+	WRITE_ONCE(rs->rd, rd);
+	if (list_is_singular(&rd->socks))
+		ringcap_hook_add(rd);
+	ringcap_xdp_update(rd, false);
+	return 0;
+
+err_del:
+	list_del(&rs->dev_node);
+err_put:
+	ringcap_dev_put(rd);
+	return err;
+}
+
+/*
+ * Undo ringcap_join(). Returns with no source able to reach rs: the XDP
+ * path stops redirecting for it before the set without it is published,
+ * the last socket's hook removal waits for a grace period, and for the
+ * others we wait for one, which also covers an aware driver or the hook
+ * walking the set rs has just left.
+ */
+static void ringcap_leave(struct ringcap_sock *rs)
+{
+	struct ringcap_dev *rd = rs->rd;
+
+	ASSERT_RTNL();
+	if (!rd)
+		return;
+	list_del(&rs->dev_node);
+	ringcap_xdp_update(rd, true);
+	ringcap_dev_publish(rd, NULL, rs, false);
+	if (list_empty(&rd->socks))
+		ringcap_hook_del(rd);
+	else
+		synchronize_net();
+	WRITE_ONCE(rs->rd, NULL);
+	ringcap_dev_put(rd);
+}
+
+/**
+ * ringcap_bind - bind a socket to (device, queue) and join its device
+ * @rs: the socket
+ * @addr: the address, its length and family checked by the caller
+ *
+ * Caller holds rtnl_lock, ringcap_socks_lock (every change of rs->dev
+ * does, for /proc) and rs->lock, in that order (sock.c).
+ *
+ * Return: 0, or the errno bind(2) returns.
+ */
+int ringcap_bind(struct ringcap_sock *rs, const struct sockaddr_ringcap *addr)
+{
 	struct net_device *dev;
 	unsigned int nq;
 	int err;
 
-	if (addr_len < (int)sizeof(*addr))
-		return -EINVAL;
-	if (addr->rc_family != ringcap_family_nr)
-		return -EAFNOSUPPORT;
-
-	rtnl_lock();
-	/* Every change of rs->dev holds ringcap_socks_lock, for /proc. */
-	mutex_lock(&ringcap_socks_lock);
-	mutex_lock(&rs->lock);
-	err = -EBUSY;
+	ASSERT_RTNL();
+	lockdep_assert_held(&rs->lock);
 	if (rs->dev || rs->gone)
-		goto out_unlock;
-	err = -ENODEV;
-	dev = __dev_get_by_index(sock_net(sock->sk), addr->rc_ifindex);
+		return -EBUSY;
+	dev = __dev_get_by_index(sock_net(&rs->sk), addr->rc_ifindex);
 	if (!dev)
-		goto out_unlock;
+		return -ENODEV;
 	nq = ringcap_dev_nr_queues(dev);
-	err = -ERANGE;
 	if (addr->rc_queue != RINGCAP_QUEUE_ANY && addr->rc_queue >= nq)
-		goto out_unlock;
+		return -ERANGE;
 	err = ringcap_ring_ensure(rs);
 	if (err)
-		goto out_unlock;
+		return err;
 	err = ringcap_tx_prepare(rs);
 	if (err)
-		goto out_unlock;
-	err = -EINVAL;
+		return err;
 	if (!rs->capture && rs->zerocopy)
-		goto out_unlock;
+		return -EINVAL;
 	/* A zero-copy socket takes its queue from the stack, in every mode. */
-	err = -EPERM;
 	if (rs->zerocopy && !ringcap_may_steal(rs, true))
-		goto out_unlock;
+		return -EPERM;
 	if (rs->promisc && rs->capture) {
 		err = dev_set_promiscuity(dev, 1);
 		if (err)
-			goto out_unlock;
+			return err;
 	}
 
 	dev_hold(dev);
 	rs->dev = dev;
 	rs->ifindex = dev->ifindex;
-	ringcap_sock_set_devname(rs, dev->name);
 	rs->queue = addr->rc_queue;
 	rs->steal = rs->zerocopy || ringcap_may_steal(rs, false);
 	rs->nic_missed_last = ringcap_dev_missed(dev);
@@ -165,26 +215,22 @@ int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len)
 	else if (rs->zerocopy)
 		err = ringcap_zc_bind(rs);
 	else
-		err = ringcap_dev_bind(rs);
+		err = ringcap_join(rs);
 	if (err)
 		goto err_unhold;
-	goto out_unlock;
+	return 0;
 
 err_unhold:
 	rs->dev = NULL;
 	dev_put(dev);
 	if (rs->promisc && rs->capture)
 		dev_set_promiscuity(dev, -1);
-out_unlock:
-	mutex_unlock(&rs->lock);
-	mutex_unlock(&ringcap_socks_lock);
-	rtnl_unlock();
 	return err;
 }
 
 /*
  * Undo ringcap_bind(). Returns with no producer able to reach the socket
- * (ringcap_dev_unbind() waits for them).
+ * (ringcap_leave() and ringcap_zc_unbind() wait for them).
  */
 void ringcap_unbind(struct ringcap_sock *rs)
 {
@@ -196,7 +242,7 @@ void ringcap_unbind(struct ringcap_sock *rs)
 	if (rs->zc)
 		ringcap_zc_unbind(rs);
 	else if (rs->capture)
-		ringcap_dev_unbind(rs);
+		ringcap_leave(rs);
 	ringcap_sock_fold_missed(rs);
 	if (rs->promisc && rs->capture)
 		dev_set_promiscuity(dev, -1);

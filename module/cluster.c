@@ -113,6 +113,24 @@ struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 	}
 }
 
+/*
+ * A cluster's members share one device, queue spec and policy; a socket
+ * that disagrees with the members already bound is refused.
+ */
+int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs)
+{
+	struct ringcap_sock *m;
+
+	if (!rs->cluster.id)
+		return 0;
+	list_for_each_entry(m, &rd->socks, dev_node)
+		if (m->cluster.id == rs->cluster.id &&
+		    (m->cluster.policy != rs->cluster.policy ||
+		     m->queue != rs->queue))
+			return -EEXIST;
+	return 0;
+}
+
 const char *ringcap_cluster_policy_name(u32 policy)
 {
 	switch (policy) {

@@ -7,8 +7,9 @@
  * frame, not N. A destination is one socket, or one cluster whose members
  * share the frames (cluster.c).
  *
- * The state exists while a socket is bound to the device or an aware
- * driver has registered it (aware.c), and changes under rtnl only. On a
+ * The state exists while a socket is bound to the device (bind.c, which
+ * publishes the set as sockets join and leave) or an aware driver has
+ * registered it (aware.c), and changes under rtnl only. On a
  * device with native XDP it also holds the reader's XDP link (xdp.c).
  *
  * The version of the set that offered a frame in an aware driver travels
@@ -20,7 +21,6 @@
  * of another device: the hooks of devices stacked on the aware one
  * ignore the mark (hook.c).
  */
-#include <linux/if_ether.h>
 #include <linux/rtnetlink.h>
 #include <linux/slab.h>
 #include "ringcap.h"
@@ -105,8 +105,8 @@ static void ringcap_set_fill(struct ringcap_dev_set *set,
  * the new version never meets an old range. Removal cannot fail: a socket
  * being unbound must leave.
  */
-static int ringcap_dev_publish(struct ringcap_dev *rd, struct ringcap_sock *add,
-			       struct ringcap_sock *del, bool open_all)
+int ringcap_dev_publish(struct ringcap_dev *rd, struct ringcap_sock *add,
+			struct ringcap_sock *del, bool open_all)
 {
 	struct ringcap_dev_set *old = rtnl_dereference(rd->set);
 	gfp_t gfp = GFP_KERNEL | (del ? __GFP_NOFAIL : 0);
@@ -196,10 +196,6 @@ struct ringcap_dev *ringcap_dev_get(struct net_device *dev)
 	set->version = ringcap_next_version();
 	set->dests = (struct ringcap_dest *)set->socks;
 	RCU_INIT_POINTER(rd->set, set);
-	rd->pt.type = htons(ETH_P_ALL);
-	rd->pt.dev = dev;
-	rd->pt.func = ringcap_pt_rcv;
-	rd->pt.af_packet_priv = rd;
 	list_add_tail_rcu(&rd->node, &ringcap_devs);
 	return rd;
 }
@@ -224,84 +220,6 @@ unsigned int ringcap_dev_nr_queues(struct net_device *dev)
 	struct ringcap_dev *rd = ringcap_dev_find(dev);
 
 	return rd && rd->nr_rxq ? rd->nr_rxq : dev->real_num_rx_queues;
-}
-
-/*
- * A cluster's members share one device, queue spec and policy; a socket
- * that disagrees with the members already bound is refused.
- */
-static int ringcap_cluster_check(struct ringcap_dev *rd,
-				 struct ringcap_sock *rs)
-{
-	struct ringcap_sock *m;
-
-	if (!rs->cluster.id)
-		return 0;
-	list_for_each_entry(m, &rd->socks, dev_node)
-		if (m->cluster.id == rs->cluster.id &&
-		    (m->cluster.policy != rs->cluster.policy ||
-		     m->queue != rs->queue))
-			return -EEXIST;
-	return 0;
-}
-
-/* rs (rtnl held, rs->dev and rs->queue set) joins its device's set. */
-int ringcap_dev_bind(struct ringcap_sock *rs)
-{
-	struct ringcap_dev *rd;
-	bool first;
-	int err;
-
-	ASSERT_RTNL();
-	rd = ringcap_dev_get(rs->dev);
-	if (!rd)
-		return -ENOMEM;
-	err = -EBUSY;
-	if (ringcap_zc_queue_taken(rd, rs->queue))
-		goto err_put;
-	err = ringcap_cluster_check(rd, rs);
-	if (err)
-		goto err_put;
-	first = list_empty(&rd->socks);
-	list_add_tail(&rs->dev_node, &rd->socks);
-	err = ringcap_dev_publish(rd, rs, NULL, false);
-	if (err)
-		goto err_del;
-	WRITE_ONCE(rs->rd, rd);
-	if (first)
-		dev_add_pack(&rd->pt);
-	ringcap_xdp_update(rd, false);
-	return 0;
-
-err_del:
-	list_del(&rs->dev_node);
-err_put:
-	ringcap_dev_put(rd);
-	return err;
-}
-
-/*
- * Undo ringcap_dev_bind(). Returns with no source able to reach rs: the
- * last socket's dev_remove_pack() waits for a grace period, and for the
- * others we wait for one, which also covers an aware driver or the hook
- * walking the set rs has just left.
- */
-void ringcap_dev_unbind(struct ringcap_sock *rs)
-{
-	struct ringcap_dev *rd = rs->rd;
-
-	ASSERT_RTNL();
-	if (!rd)
-		return;
-	list_del(&rs->dev_node);
-	ringcap_xdp_update(rd, true);
-	ringcap_dev_publish(rd, NULL, rs, false);
-	if (list_empty(&rd->socks))
-		dev_remove_pack(&rd->pt);
-	else
-		synchronize_net();
-	WRITE_ONCE(rs->rd, NULL);
-	ringcap_dev_put(rd);
 }
 
 /* Has one of d's sockets had the frames of set @version already? */

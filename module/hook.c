@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The mode 0 source: one ETH_P_ALL packet_type per device with bound
- * sockets, which the standard receive path calls for every frame.
+ * sockets, which the standard receive path calls for every frame. The
+ * device's first socket adds it and its last removes it (bind.c).
  */
+#include <linux/if_ether.h>
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include "ringcap.h"
@@ -20,8 +22,8 @@
  * bond, VLAN or macvlan device) it is ignored, and every socket bound
  * there gets the frame, as in mode 0.
  */
-int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
-		   struct packet_type *pt, struct net_device *orig_dev)
+static int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
+			  struct packet_type *pt, struct net_device *orig_dev)
 {
 	struct ringcap_dev *rd = pt->af_packet_priv;
 	struct ringcap_skb_cb *cb = ringcap_skb_cb(skb);
@@ -67,4 +69,20 @@ int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
 out:
 	consume_skb(skb);
 	return NET_RX_SUCCESS;
+}
+
+/* rd's first socket bound: the standard path hands its frames over. */
+void ringcap_hook_add(struct ringcap_dev *rd)
+{
+	rd->pt.type = htons(ETH_P_ALL);
+	rd->pt.dev = rd->dev;
+	rd->pt.func = ringcap_pt_rcv;
+	rd->pt.af_packet_priv = rd;
+	dev_add_pack(&rd->pt);
+}
+
+/* Its last socket left; returns after a grace period (dev_remove_pack()). */
+void ringcap_hook_del(struct ringcap_dev *rd)
+{
+	dev_remove_pack(&rd->pt);
 }

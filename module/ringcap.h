@@ -197,8 +197,8 @@ void ringcap_frame_untag(struct ringcap_frame *f);
 bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
 
 /* hook.c */
-int ringcap_pt_rcv(struct sk_buff *skb, struct net_device *dev,
-		   struct packet_type *pt, struct net_device *orig_dev);
+void ringcap_hook_add(struct ringcap_dev *rd);
+void ringcap_hook_del(struct ringcap_dev *rd);
 
 /* wakeup.c */
 void ringcap_wakeup_init(struct ringcap_sock *rs);
@@ -214,8 +214,8 @@ struct ringcap_dev *ringcap_dev_find_rcu(struct net_device *dev);
 struct ringcap_dev *ringcap_dev_get(struct net_device *dev);
 void ringcap_dev_put(struct ringcap_dev *rd);
 unsigned int ringcap_dev_nr_queues(struct net_device *dev);
-int ringcap_dev_bind(struct ringcap_sock *rs);
-void ringcap_dev_unbind(struct ringcap_sock *rs);
+int ringcap_dev_publish(struct ringcap_dev *rd, struct ringcap_sock *add,
+			struct ringcap_sock *del, bool open_all);
 int ringcap_dev_open_all(struct ringcap_dev *rd);
 void ringcap_dev_close_all(struct ringcap_dev *rd);
 /* What ringcap_set_deliver() found. */
@@ -266,6 +266,7 @@ const char *ringcap_path_name(const struct ringcap_path *p);
 /* cluster.c */
 struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 					  struct ringcap_frame *f);
+int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs);
 const char *ringcap_cluster_policy_name(u32 policy);
 void ringcap_cluster_init(void);
 /*
@@ -308,11 +309,10 @@ static inline struct ringcap_skb_cb *ringcap_skb_cb(struct sk_buff *skb)
 }
 
 /* bind.c */
-int ringcap_bind(struct socket *sock, struct sockaddr *uaddr, int addr_len);
+int ringcap_bind(struct ringcap_sock *rs, const struct sockaddr_ringcap *addr);
 void ringcap_unbind(struct ringcap_sock *rs);
 struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs);
 u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs);
-void ringcap_sock_set_devname(struct ringcap_sock *rs, const char *name);
 
 /* sockopt.c */
 int ringcap_setsockopt(struct socket *sock, int level, int optname,

@@ -56,6 +56,37 @@ static int ringcap_release(struct socket *sock)
 	return 0;
 }
 
+/* The name /proc shows; ringcap_socks_lock held, so readers see it whole. */
+static void ringcap_sock_set_devname(struct ringcap_sock *rs, const char *name)
+{
+	lockdep_assert_held(&ringcap_socks_lock);
+	strscpy(rs->devname, name, sizeof(rs->devname));
+}
+
+/* bind(2): the address checked, then ringcap_bind() under its locks. */
+static int ringcap_sock_bind(struct socket *sock, struct sockaddr *uaddr,
+			     int addr_len)
+{
+	struct sockaddr_ringcap *addr = (struct sockaddr_ringcap *)uaddr;
+	struct ringcap_sock *rs = ringcap_sk(sock->sk);
+	int err;
+
+	if (addr_len < (int)sizeof(*addr))
+		return -EINVAL;
+	if (addr->rc_family != ringcap_family_nr)
+		return -EAFNOSUPPORT;
+	rtnl_lock();
+	mutex_lock(&ringcap_socks_lock);
+	mutex_lock(&rs->lock);
+	err = ringcap_bind(rs, addr);
+	if (!err)
+		ringcap_sock_set_devname(rs, rs->dev->name);
+	mutex_unlock(&rs->lock);
+	mutex_unlock(&ringcap_socks_lock);
+	rtnl_unlock();
+	return err;
+}
+
 static int ringcap_mmap(struct file *file, struct socket *sock,
 			struct vm_area_struct *vma)
 {
@@ -110,7 +141,7 @@ static __poll_t ringcap_poll(struct file *file, struct socket *sock,
 static struct proto_ops ringcap_ops = {
 	.owner = THIS_MODULE,
 	.release = ringcap_release,
-	.bind = ringcap_bind,
+	.bind = ringcap_sock_bind,
 	.connect = sock_no_connect,
 	.socketpair = sock_no_socketpair,
 	.accept = sock_no_accept,

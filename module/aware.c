@@ -121,11 +121,12 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 		.queue = queue,
 	};
 	struct ringcap_dev_set *set;
-	int mode = ringcap_mode();
+	enum ringcap_mode mode = ringcap_mode();
 	unsigned int where, wanted;
 
-	if (mode == 0 || unlikely(queue >= rd->nr_rxq || len < ETH_HLEN ||
-				  len > RINGCAP_RX_FRAME_MAX))
+	if (mode == RINGCAP_MODE_HOOK ||
+	    unlikely(queue >= rd->nr_rxq || len < ETH_HLEN ||
+		     len > RINGCAP_RX_FRAME_MAX))
 		return RINGCAP_RX_STACK;
 
 	ringcap_frame_meta(&f, meta);
@@ -143,7 +144,7 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 	if (!wanted)
 		return RINGCAP_RX_STACK;
 	where |= RINGCAP_RX_RING;
-	if (mode == 2 && (wanted & RINGCAP_SET_STEAL))
+	if (mode == RINGCAP_MODE_STEAL && (wanted & RINGCAP_SET_STEAL))
 		return where;
 	return where | RINGCAP_RX_STACK;
 }

@@ -83,7 +83,7 @@ __bpf_kfunc int bpf_ringcap_xdp_capture(struct xdp_md *ctx)
 	struct ringcap_dev_set *set;
 	struct ringcap_dev *rd;
 	unsigned int wanted;
-	int mode = ringcap_mode();
+	enum ringcap_mode mode = ringcap_mode();
 
 	mark = ringcap_xdp_mark_room(xdp);
 	if (!mark)
@@ -95,7 +95,7 @@ __bpf_kfunc int bpf_ringcap_xdp_capture(struct xdp_md *ctx)
 	 * A multi-buffer frame (a program of its own, loaded with frags) is
 	 * longer than its first buffer: the hook captures it whole.
 	 */
-	if (!mode || f.len < ETH_HLEN || xdp_buff_has_frags(xdp))
+	if (mode == RINGCAP_MODE_HOOK || f.len < ETH_HLEN || xdp_buff_has_frags(xdp))
 		return XDP_PASS;
 	/* XDP runs in NAPI (softirq) under RCU, as ringcap_deliver() wants. */
 	rd = ringcap_dev_find_rcu(dev);
@@ -109,7 +109,7 @@ __bpf_kfunc int bpf_ringcap_xdp_capture(struct xdp_md *ctx)
 	ringcap_frame_untag(&f);
 	set = rcu_dereference(rd->set);
 	wanted = ringcap_set_deliver(set, &f, NULL);
-	if (mode == 2 && (wanted & RINGCAP_SET_STEAL))
+	if (mode == RINGCAP_MODE_STEAL && (wanted & RINGCAP_SET_STEAL))
 		return XDP_DROP;
 	if (!wanted)
 		return XDP_PASS;

@@ -17,9 +17,21 @@ unsigned int ringcap_max_ring_mem = 64 << 20;
 unsigned int ringcap_default_watermark = 64;
 unsigned int ringcap_default_timeout_us = 1000;
 
-int ringcap_mode(void)
+enum ringcap_mode ringcap_mode(void)
 {
 	return READ_ONCE(transparent_mode);
+}
+
+/*
+ * Who follows a change of the mode at once: the XDP path, whose maps say
+ * whether to redirect (xdp.c). Every source of frames reads the mode from
+ * here, so params.c calls none of them; the one that must follow asks.
+ */
+static void (*ringcap_mode_follower)(void);
+
+void ringcap_mode_follow(void (*changed)(void))
+{
+	WRITE_ONCE(ringcap_mode_follower, changed);
 }
 
 static int ringcap_param_set(const char *val, const struct kernel_param *kp,
@@ -39,13 +51,14 @@ static int ringcap_param_set(const char *val, const struct kernel_param *kp,
 	return 0;
 }
 
-/* Devices on the XDP path follow the mode at once (xdp.c). */
 static int set_mode(const char *val, const struct kernel_param *kp)
 {
-	int err = ringcap_param_set(val, kp, 0, 2, false);
+	int err = ringcap_param_set(val, kp, RINGCAP_MODE_HOOK,
+				    RINGCAP_MODE_STEAL, false);
+	void (*changed)(void) = READ_ONCE(ringcap_mode_follower);
 
-	if (!err)
-		ringcap_xdp_mode_changed();
+	if (!err && changed)
+		changed();
 	return err;
 }
 

@@ -32,7 +32,7 @@ static void ringcap_xdp_path_mode1(struct ringcap_sock *rs,
 void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
 {
 	struct ringcap_dev *rd = READ_ONCE(rs->rd);
-	int mode = ringcap_mode();
+	enum ringcap_mode mode = ringcap_mode();
 
 	memset(p, 0, sizeof(*p));
 	if (ringcap_kfunc_available())
@@ -43,20 +43,20 @@ void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
 	}
 	if (!rd)
 		return;
-	if (mode == 2 && !READ_ONCE(rs->steal))
+	if (mode == RINGCAP_MODE_STEAL && !READ_ONCE(rs->steal))
 		p->flags |= RINGCAP_PATH_PASS;
 	p->path = RINGCAP_PATH_HOOK;
 	if (READ_ONCE(rd->nr_rxq)) {
-		if (mode)
+		if (mode != RINGCAP_MODE_HOOK)
 			p->path = RINGCAP_PATH_AWARE;
 		return;
 	}
-	if (!mode)
+	if (mode == RINGCAP_MODE_HOOK)
 		return;
 	p->error = READ_ONCE(rd->xdp_error);
 	if (READ_ONCE(rd->xdp) && READ_ONCE(rd->xdp_copy))
 		p->path = RINGCAP_PATH_XDP_COPY;
-	else if (mode == 1)
+	else if (mode == RINGCAP_MODE_COPY)
 		/* Only the copy program serves mode 1 (libringcap, xdp.c). */
 		ringcap_xdp_path_mode1(rs, rd, p);
 	else if (READ_ONCE(rd->xdp))

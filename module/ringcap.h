@@ -26,13 +26,21 @@
 #error "RINGCAP_VERSION comes from include/ringcap/common.kbuild"
 #endif
 
+/* The transparent mode (params.c; DESIGN.md, "Transparent modes"). */
+enum ringcap_mode {
+	RINGCAP_MODE_HOOK = 0,	/* the standard path, through the hook */
+	RINGCAP_MODE_COPY = 1,	/* sources copy; the stack gets every frame */
+	RINGCAP_MODE_STEAL = 2,	/* sources copy; wanted frames skip the stack */
+};
+
 /* Module parameters (params.c). */
 extern unsigned int ringcap_family_nr;
 extern unsigned int ringcap_default_ring_size;
 extern unsigned int ringcap_max_ring_mem;
 extern unsigned int ringcap_default_watermark;
 extern unsigned int ringcap_default_timeout_us;
-int ringcap_mode(void);
+enum ringcap_mode ringcap_mode(void);
+void ringcap_mode_follow(void (*changed)(void));
 
 /* The mapping's header page; the data area follows it. */
 #define RINGCAP_HDR_BYTES	PAGE_SIZE
@@ -248,7 +256,6 @@ void ringcap_zc_poll(struct ringcap_sock *rs);
 int ringcap_xdp_set_link(struct ringcap_sock *rs,
 			 const struct ringcap_xdp_link *req);
 void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving);
-void ringcap_xdp_mode_changed(void);
 int ringcap_xdp_init(void);
 void ringcap_xdp_exit(void);
 

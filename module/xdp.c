@@ -384,13 +384,13 @@ static bool ringcap_xdp_write(struct ringcap_dev *rd)
 	ringcap_xdp_cfg(map, RINGCAP_XDP_CFG_ANY, any);
 	ringcap_xdp_cfg(map, RINGCAP_XDP_CFG_DEV, rd->dev->ifindex);
 	ringcap_xdp_cfg(map, RINGCAP_XDP_CFG_TARGET,
-			ringcap_mode() == 2 && ringcap_xdp_stealers(rd) ?
-			rd->xdp_target : 0);
+			ringcap_mode() == RINGCAP_MODE_STEAL &&
+			ringcap_xdp_stealers(rd) ? rd->xdp_target : 0);
 	return true;
 }
 
 /* The transparent mode changed: redirect, or stop, on every device. */
-void ringcap_xdp_mode_changed(void)
+static void ringcap_xdp_mode_changed(void)
 {
 	struct ringcap_dev *rd, *next;
 
@@ -561,7 +561,8 @@ void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
 		 * the fallback is said when the first reader binds.
 		 */
 		if (!leaving && !rd->nr_rxq && !rd->xdp_native &&
-		    ringcap_mode() == 2 && list_is_singular(&rd->socks))
+		    ringcap_mode() == RINGCAP_MODE_STEAL &&
+		    list_is_singular(&rd->socks))
 			ringcap_xdp_fallback(rd->dev, "the driver has no native XDP\n");
 		return;
 	}
@@ -579,11 +580,16 @@ void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
 
 int __init ringcap_xdp_init(void)
 {
-	return register_pernet_device(&ringcap_xdp_net_ops);
+	int err = register_pernet_device(&ringcap_xdp_net_ops);
+
+	if (!err)
+		ringcap_mode_follow(ringcap_xdp_mode_changed);
+	return err;
 }
 
 void ringcap_xdp_exit(void)
 {
+	ringcap_mode_follow(NULL);
 	unregister_pernet_device(&ringcap_xdp_net_ops);
 	/* No socket is left to let go of a link; put what they let go. */
 	flush_work(&ringcap_xdp_put);

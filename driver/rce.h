@@ -223,9 +223,19 @@ int rce_tx_frames(struct net_device *netdev, const struct ringcap_tx_frame *f,
 		  unsigned int n);
 int rce_tx_poll(struct napi_struct *napi, int budget);
 
+/*
+ * Hand descriptor i's buffer (back) to the NIC: copy and zero-copy
+ * receive both do (rx.c, zc.c).
+ */
+static inline void rce_rx_desc_arm(struct rce_rx_ring *rx, unsigned int i)
+{
+	rx->desc[i].read.addr = cpu_to_le64(rx->bufs[i].dma);
+	/* Also clears the DD bit the write-back put in this word. */
+	rx->desc[i].read.reserved = 0;
+}
+
 /* rx.c */
 int rce_rx_setup(struct rce_rx_ring *rx);
-void rce_rx_desc_arm(struct rce_rx_ring *rx, unsigned int i);
 void rce_rx_configure(struct rce_adapter *ad);
 void rce_rx_free(struct rce_rx_ring *rx);
 unsigned int rce_rx_clean(struct rce_rx_ring *rx, unsigned int budget);

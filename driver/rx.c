@@ -20,13 +20,6 @@
 
 #define RCE_RX_BUFS_PER_PAGE	(PAGE_SIZE / RCE_RX_BUF_LEN)
 
-void rce_rx_desc_arm(struct rce_rx_ring *rx, unsigned int i)
-{
-	rx->desc[i].read.addr = cpu_to_le64(rx->bufs[i].dma);
-	/* Also clears the DD bit the write-back put in this word. */
-	rx->desc[i].read.reserved = 0;
-}
-
 /**
  * rce_rx_setup - allocate a ring's descriptors and buffers, map them
  * @rx: the ring, with ->ad, ->q set; its size is ad->rx_count

@@ -9,72 +9,6 @@
 #include <linux/rtnetlink.h>
 #include "ringcap.h"
 
-static int ringcap_ring_ensure(struct ringcap_sock *rs)
-{
-	struct ringcap_ring *ring;
-
-	lockdep_assert_held(&rs->lock);
-	if (rs->ring)
-		return 0;
-	ring = ringcap_ring_alloc(rs->ring_size, rs->snaplen);
-	if (IS_ERR(ring))
-		return PTR_ERR(ring);
-	WRITE_ONCE(rs->ring, ring);
-	return 0;
-}
-
-/* The ring, allocated with the socket's size if it has none yet. */
-struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs)
-{
-	struct ringcap_ring *ring;
-	int err;
-
-	mutex_lock(&rs->lock);
-	err = ringcap_ring_ensure(rs);
-	ring = err ? ERR_PTR(err) : rs->ring;
-	mutex_unlock(&rs->lock);
-	return ring;
-}
-
-static u64 ringcap_dev_missed(struct net_device *dev)
-{
-	struct rtnl_link_stats64 st;
-
-	dev_get_stats(dev, &st);
-	return st.rx_missed_errors;
-}
-
-/*
- * Fold the device's missed-frame counter into the socket's. Drivers may
- * reset their counters (a reinit, ethtool), so a value below the last one
- * read starts a new run from zero rather than wrapping the difference.
- * rs->lock keeps rs->dev bound (every unbind holds it) and the sum whole.
- */
-static void ringcap_sock_fold_missed(struct ringcap_sock *rs)
-{
-	u64 now;
-
-	lockdep_assert_held(&rs->lock);
-	if (!rs->dev)
-		return;
-	now = ringcap_dev_missed(rs->dev);
-	rs->nic_dropped += now >= rs->nic_missed_last ?
-			   now - rs->nic_missed_last : now;
-	rs->nic_missed_last = now;
-}
-
-/* The device's missed frames since bind; needs rs->lock, not rtnl. */
-u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs)
-{
-	u64 v;
-
-	mutex_lock(&rs->lock);
-	ringcap_sock_fold_missed(rs);
-	v = rs->nic_dropped;
-	mutex_unlock(&rs->lock);
-	return v;
-}
-
 /*
  * May this bind take frames away from the device's stack (zero-copy, and
  * mode 2)? That is an administrator's act, as attaching XDP is, so it
@@ -207,8 +141,7 @@ int ringcap_bind(struct ringcap_sock *rs, const struct sockaddr_ringcap *addr)
 	rs->ifindex = dev->ifindex;
 	rs->queue = addr->rc_queue;
 	rs->steal = rs->zerocopy || ringcap_may_steal(rs, false);
-	rs->nic_missed_last = ringcap_dev_missed(dev);
-	rs->nic_dropped = 0;
+	ringcap_sock_nic_start(rs);
 	ringcap_tx_bind(rs);
 	if (!rs->capture)
 		err = 0;	/* transmit only: no receive path to join */

@@ -189,3 +189,31 @@ void ringcap_ring_commit(struct ringcap_ring *ring, u32 rec_len)
 	/* Release: the record (and any pad) is visible before the position. */
 	smp_store_release(&ring->hdr->producer, ring->prod);
 }
+
+/* A socket's ring, allocated at its first use (bind, mmap, RING_INFO). */
+int ringcap_ring_ensure(struct ringcap_sock *rs)
+{
+	struct ringcap_ring *ring;
+
+	lockdep_assert_held(&rs->lock);
+	if (rs->ring)
+		return 0;
+	ring = ringcap_ring_alloc(rs->ring_size, rs->snaplen);
+	if (IS_ERR(ring))
+		return PTR_ERR(ring);
+	WRITE_ONCE(rs->ring, ring);
+	return 0;
+}
+
+/* The ring, allocated with the socket's size if it has none yet. */
+struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs)
+{
+	struct ringcap_ring *ring;
+	int err;
+
+	mutex_lock(&rs->lock);
+	err = ringcap_ring_ensure(rs);
+	ring = err ? ERR_PTR(err) : rs->ring;
+	mutex_unlock(&rs->lock);
+	return ring;
+}

@@ -191,6 +191,8 @@ bool ringcap_ring_consumer_ok(const struct ringcap_ring *ring, u64 cons);
 struct ringcap_rec *ringcap_ring_reserve(struct ringcap_ring *ring, u32 caplen,
 					 u32 *rec_len, bool *bad_consumer);
 void ringcap_ring_commit(struct ringcap_ring *ring, u32 rec_len);
+int ringcap_ring_ensure(struct ringcap_sock *rs);
+struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs);
 
 /* frame.c */
 int ringcap_capture_init(void);
@@ -318,8 +320,11 @@ static inline struct ringcap_skb_cb *ringcap_skb_cb(struct sk_buff *skb)
 /* bind.c */
 int ringcap_bind(struct ringcap_sock *rs, const struct sockaddr_ringcap *addr);
 void ringcap_unbind(struct ringcap_sock *rs);
-struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs);
-u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs);
+
+/* stats.c */
+void ringcap_sock_nic_start(struct ringcap_sock *rs);
+void ringcap_sock_fold_missed(struct ringcap_sock *rs);
+void ringcap_sock_stats(struct ringcap_sock *rs, struct ringcap_stats *st);
 
 /* sockopt.c */
 int ringcap_setsockopt(struct socket *sock, int level, int optname,

@@ -167,14 +167,6 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 }
 
 /* No rtnl: any socket holder may ask, as often as it likes. */
-static void ringcap_get_stats(struct ringcap_sock *rs, struct ringcap_stats *st)
-{
-	spin_lock_bh(&rs->prod_lock);
-	*st = rs->st;
-	spin_unlock_bh(&rs->prod_lock);
-	st->nic_dropped = ringcap_sock_nic_dropped(rs);
-}
-
 int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		       char __user *optval, int __user *optlen)
 {
@@ -261,7 +253,7 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		len = len < (int)sizeof(path) ? -1 : (int)sizeof(path);
 		goto copy;
 	case RINGCAP_STATS:
-		ringcap_get_stats(rs, &st);
+		ringcap_sock_stats(rs, &st);
 		src = &st;
 		len = len < (int)sizeof(st) ? -1 : (int)sizeof(st);
 		goto copy;

@@ -3,165 +3,266 @@
  * Socket options at level SOL_RINGCAP. SOL_SOCKET options, including
  * SO_ATTACH_FILTER and SO_DETACH_FILTER, are handled by the socket core.
  */
+#include <linux/capability.h>
 #include <linux/log2.h>
+#include <linux/rtnetlink.h>
 #include <linux/sockptr.h>
 #include "ringcap.h"
 
-static int ringcap_set_ring_size(struct ringcap_sock *rs, u32 val)
+/* The value of any settable option. */
+union ringcap_optval {
+	u32 u32;
+	struct ringcap_cluster cluster;
+	struct ringcap_xdp_link xdp_link;
+};
+
+/* From when a socket's option is fixed (EBUSY): the one place that says. */
+enum ringcap_fixed {
+	RINGCAP_FIXED_NEVER,
+	RINGCAP_FIXED_AT_BIND,		/* bind acts on it */
+	RINGCAP_FIXED_WITH_RING,	/* the geometry, once the ring exists */
+	RINGCAP_FIXED_WITH_TX,		/* ... the transmit ring's */
+};
+
+static bool ringcap_opt_fixed(const struct ringcap_sock *rs,
+			      enum ringcap_fixed fixed)
 {
-	if (val < RINGCAP_RING_SIZE_FLOOR || !is_power_of_2(val) ||
-	    val > READ_ONCE(ringcap_max_ring_mem))
-		return -EINVAL;
-	/* The geometry is fixed once the ring exists (bound or mapped). */
-	if (rs->ring)
-		return -EBUSY;
+	/* A device that went away leaves its socket unbound, not reusable. */
+	bool bound = rs->dev || rs->gone;
+
+	switch (fixed) {
+	case RINGCAP_FIXED_NEVER:
+		return false;
+	case RINGCAP_FIXED_AT_BIND:
+		return bound;
+	case RINGCAP_FIXED_WITH_RING:
+		return bound || rs->ring;
+	case RINGCAP_FIXED_WITH_TX:
+		return bound || rs->tx;
+	}
+	return true;
+}
+
+static bool ringcap_ring_size_ok(u32 val)
+{
+	return val >= RINGCAP_RING_SIZE_FLOOR && is_power_of_2(val) &&
+	       val <= READ_ONCE(ringcap_max_ring_mem);
+}
+
+static int ringcap_check_ring_size(const union ringcap_optval *v)
+{
+	return ringcap_ring_size_ok(v->u32) ? 0 : -EINVAL;
+}
+
+static int ringcap_set_ring_size(struct ringcap_sock *rs,
+				 const union ringcap_optval *v)
+{
 	/* A snaplen the user chose must stay deliverable (the uapi header). */
-	if (rs->snaplen_set && rs->snaplen > RINGCAP_SNAPLEN_FOR_RING(val))
+	if (rs->snaplen_set && rs->snaplen > RINGCAP_SNAPLEN_FOR_RING(v->u32))
 		return -EINVAL;
-	rs->ring_size = val;
+	rs->ring_size = v->u32;
 	if (!rs->snaplen_set)
-		WRITE_ONCE(rs->snaplen, RINGCAP_SNAPLEN_FOR_RING(val));
+		WRITE_ONCE(rs->snaplen, RINGCAP_SNAPLEN_FOR_RING(v->u32));
 	return 0;
 }
 
-static int ringcap_set_snaplen(struct ringcap_sock *rs, u32 val)
+static int ringcap_set_snaplen(struct ringcap_sock *rs,
+			       const union ringcap_optval *v)
 {
 	u32 size = rs->ring ? rs->ring->data_size : rs->ring_size;
 
 	/* Larger would make every longer frame "ring full", forever. */
-	if (!val || val > RINGCAP_SNAPLEN_FOR_RING(size))
+	if (!v->u32 || v->u32 > RINGCAP_SNAPLEN_FOR_RING(size))
 		return -EINVAL;
 	rs->snaplen_set = true;
-	WRITE_ONCE(rs->snaplen, val);
+	WRITE_ONCE(rs->snaplen, v->u32);
 	if (rs->ring)
-		WRITE_ONCE(rs->ring->hdr->snaplen, val);
+		WRITE_ONCE(rs->ring->hdr->snaplen, v->u32);
 	return 0;
 }
 
-/* As RINGCAP_RING_SIZE, or 0 for none; fixed once the ring exists. */
-static int ringcap_set_tx_size(struct ringcap_sock *rs, u32 val)
+static int ringcap_check_watermark(const union ringcap_optval *v)
 {
-	if (val && (val < RINGCAP_RING_SIZE_FLOOR || !is_power_of_2(val) ||
-		    val > READ_ONCE(ringcap_max_ring_mem)))
-		return -EINVAL;
-	if (rs->tx || rs->dev || rs->gone)
-		return -EBUSY;
-	rs->tx_size = val;
+	return v->u32 && v->u32 <= RINGCAP_WATERMARK_MAX ? 0 : -EINVAL;
+}
+
+static int ringcap_set_watermark(struct ringcap_sock *rs,
+				 const union ringcap_optval *v)
+{
+	WRITE_ONCE(rs->watermark, v->u32);
 	return 0;
 }
 
-/* A 0/1 option that bind acts on, so fixed from then on. */
-static int ringcap_set_flag(struct ringcap_sock *rs, u32 val, bool *flag)
+static int ringcap_check_timeout(const union ringcap_optval *v)
 {
-	if (val > 1)
-		return -EINVAL;
-	if (rs->dev || rs->gone)
-		return -EBUSY;
-	*flag = val;
+	return v->u32 <= RINGCAP_TIMEOUT_US_MAX ? 0 : -EINVAL;
+}
+
+static int ringcap_set_timeout(struct ringcap_sock *rs,
+			       const union ringcap_optval *v)
+{
+	WRITE_ONCE(rs->timeout_us, v->u32);
+	return 0;
+}
+
+static int ringcap_check_flag(const union ringcap_optval *v)
+{
+	return v->u32 <= 1 ? 0 : -EINVAL;
+}
+
+static int ringcap_set_promisc(struct ringcap_sock *rs,
+			       const union ringcap_optval *v)
+{
+	rs->promisc = v->u32;
+	return 0;
+}
+
+static int ringcap_set_zerocopy(struct ringcap_sock *rs,
+				const union ringcap_optval *v)
+{
+	rs->zerocopy = v->u32;
+	return 0;
+}
+
+static int ringcap_set_capture(struct ringcap_sock *rs,
+			       const union ringcap_optval *v)
+{
+	rs->capture = v->u32;
+	return 0;
+}
+
+/* As RINGCAP_RING_SIZE, or 0 for none. */
+static int ringcap_check_tx_size(const union ringcap_optval *v)
+{
+	return !v->u32 || ringcap_ring_size_ok(v->u32) ? 0 : -EINVAL;
+}
+
+static int ringcap_set_tx_size(struct ringcap_sock *rs,
+			       const union ringcap_optval *v)
+{
+	rs->tx_size = v->u32;
 	return 0;
 }
 
 /* Membership is fixed at bind, where the cluster's other members are met. */
-static int ringcap_set_cluster(struct ringcap_sock *rs, sockptr_t optval,
-			       unsigned int optlen)
+static int ringcap_check_cluster(const union ringcap_optval *v)
 {
-	struct ringcap_cluster cl;
-	int err = 0;
+	return v->cluster.policy <= RINGCAP_CLUSTER_QUEUE ? 0 : -EINVAL;
+}
 
-	if (optlen != sizeof(cl))
-		return -EINVAL;
-	if (copy_from_sockptr(&cl, optval, sizeof(cl)))
-		return -EFAULT;
-	if (cl.policy > RINGCAP_CLUSTER_QUEUE)
-		return -EINVAL;
-	mutex_lock(&rs->lock);
-	if (rs->dev || rs->gone)
-		err = -EBUSY;
-	else
-		rs->cluster = cl;
-	mutex_unlock(&rs->lock);
-	return err;
+static int ringcap_set_cluster(struct ringcap_sock *rs,
+			       const union ringcap_optval *v)
+{
+	rs->cluster = v->cluster;
+	return 0;
 }
 
 /* The reader's XDP link for its device, or why it has none (xdp.c). */
-static int ringcap_set_xdp_link(struct ringcap_sock *rs, sockptr_t optval,
-				unsigned int optlen)
+static int ringcap_check_xdp_link(const union ringcap_optval *v)
 {
-	struct ringcap_xdp_link req = {};
-	int err;
-
-	/* Before flags, the option was fd and error alone (uapi). */
-	if (optlen != sizeof(req) &&
-	    optlen != offsetofend(struct ringcap_xdp_link, error))
+	if ((v->xdp_link.flags & ~RINGCAP_XDP_LINK_COPY) ||
+	    v->xdp_link.reserved)
 		return -EINVAL;
-	if (copy_from_sockptr(&req, optval, optlen))
-		return -EFAULT;
-	if ((req.flags & ~RINGCAP_XDP_LINK_COPY) || req.reserved)
-		return -EINVAL;
-	if (!ns_capable(sock_net(&rs->sk)->user_ns, CAP_NET_ADMIN))
-		return -EPERM;
-	rtnl_lock();
-	err = ringcap_xdp_set_link(rs, &req);
-	rtnl_unlock();
-	return err;
+	return 0;
 }
 
+static int ringcap_set_xdp_link(struct ringcap_sock *rs,
+				const union ringcap_optval *v)
+{
+	if (!ns_capable(sock_net(&rs->sk)->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	return ringcap_xdp_set_link(rs, &v->xdp_link);
+}
+
+/*
+ * One settable option: its size (and, if it grew, its first one), when
+ * it is fixed, its value's check (EINVAL, before the socket's state is
+ * looked at) and its setter, which runs under rs->lock, or under rtnl
+ * alone for the options that change a device's state.
+ */
+struct ringcap_setopt {
+	unsigned int len, old_len;
+	enum ringcap_fixed fixed;
+	bool rtnl;
+	int (*check)(const union ringcap_optval *v);
+	int (*set)(struct ringcap_sock *rs, const union ringcap_optval *v);
+};
+
+#define RINGCAP_U32(fix, chk, fn) \
+	{ .len = sizeof(u32), .fixed = (fix), .check = (chk), .set = (fn) }
+
+static const struct ringcap_setopt ringcap_setopts[] = {
+	[RINGCAP_RING_SIZE] = RINGCAP_U32(RINGCAP_FIXED_WITH_RING,
+					  ringcap_check_ring_size,
+					  ringcap_set_ring_size),
+	[RINGCAP_SNAPLEN] = RINGCAP_U32(RINGCAP_FIXED_NEVER, NULL,
+					ringcap_set_snaplen),
+	[RINGCAP_WATERMARK] = RINGCAP_U32(RINGCAP_FIXED_NEVER,
+					  ringcap_check_watermark,
+					  ringcap_set_watermark),
+	[RINGCAP_TIMEOUT_US] = RINGCAP_U32(RINGCAP_FIXED_NEVER,
+					   ringcap_check_timeout,
+					   ringcap_set_timeout),
+	[RINGCAP_PROMISC] = RINGCAP_U32(RINGCAP_FIXED_AT_BIND,
+					ringcap_check_flag,
+					ringcap_set_promisc),
+	[RINGCAP_CLUSTER] = {
+		.len = sizeof(struct ringcap_cluster),
+		.fixed = RINGCAP_FIXED_AT_BIND,
+		.check = ringcap_check_cluster,
+		.set = ringcap_set_cluster,
+	},
+	[RINGCAP_XDP_LINK] = {
+		.len = sizeof(struct ringcap_xdp_link),
+		/* Before flags, the option was fd and error alone (uapi). */
+		.old_len = offsetofend(struct ringcap_xdp_link, error),
+		.rtnl = true,
+		.check = ringcap_check_xdp_link,
+		.set = ringcap_set_xdp_link,
+	},
+	[RINGCAP_ZEROCOPY] = RINGCAP_U32(RINGCAP_FIXED_AT_BIND,
+					 ringcap_check_flag,
+					 ringcap_set_zerocopy),
+	[RINGCAP_TX_RING_SIZE] = RINGCAP_U32(RINGCAP_FIXED_WITH_TX,
+					     ringcap_check_tx_size,
+					     ringcap_set_tx_size),
+	[RINGCAP_CAPTURE] = RINGCAP_U32(RINGCAP_FIXED_AT_BIND,
+					ringcap_check_flag,
+					ringcap_set_capture),
+};
+
+/*
+ * An option the module does not set is ENOPROTOOPT whatever its length;
+ * one it sets, given the wrong length, EINVAL.
+ */
 int ringcap_setsockopt(struct socket *sock, int level, int optname,
 		       sockptr_t optval, unsigned int optlen)
 {
 	struct ringcap_sock *rs = ringcap_sk(sock->sk);
-	u32 val;
-	int err = 0;
+	const struct ringcap_setopt *o;
+	union ringcap_optval v = {};
+	int err;
 
-	if (level != SOL_RINGCAP)
+	if (level != SOL_RINGCAP || optname < 0 ||
+	    optname >= (int)ARRAY_SIZE(ringcap_setopts) ||
+	    !ringcap_setopts[optname].set)
 		return -ENOPROTOOPT;
-	if (optname == RINGCAP_CLUSTER)
-		return ringcap_set_cluster(rs, optval, optlen);
-	if (optname == RINGCAP_XDP_LINK)
-		return ringcap_set_xdp_link(rs, optval, optlen);
-	if (optlen != sizeof(val))
-		return (optname >= RINGCAP_RING_SIZE &&
-			optname <= RINGCAP_PROMISC) ||
-		       (optname >= RINGCAP_ZEROCOPY &&
-			optname <= RINGCAP_CAPTURE) ? -EINVAL : -ENOPROTOOPT;
-	if (copy_from_sockptr(&val, optval, sizeof(val)))
+	o = &ringcap_setopts[optname];
+	if (optlen != o->len && (!o->old_len || optlen != o->old_len))
+		return -EINVAL;
+	if (copy_from_sockptr(&v, optval, optlen))
 		return -EFAULT;
-
-	mutex_lock(&rs->lock);
-	switch (optname) {
-	case RINGCAP_RING_SIZE:
-		err = ringcap_set_ring_size(rs, val);
-		break;
-	case RINGCAP_SNAPLEN:
-		err = ringcap_set_snaplen(rs, val);
-		break;
-	case RINGCAP_WATERMARK:
-		if (!val || val > RINGCAP_WATERMARK_MAX)
-			err = -EINVAL;
-		else
-			WRITE_ONCE(rs->watermark, val);
-		break;
-	case RINGCAP_TIMEOUT_US:
-		if (val > RINGCAP_TIMEOUT_US_MAX)
-			err = -EINVAL;
-		else
-			WRITE_ONCE(rs->timeout_us, val);
-		break;
-	case RINGCAP_PROMISC:
-		err = ringcap_set_flag(rs, val, &rs->promisc);
-		break;
-	case RINGCAP_ZEROCOPY:
-		err = ringcap_set_flag(rs, val, &rs->zerocopy);
-		break;
-	case RINGCAP_CAPTURE:
-		err = ringcap_set_flag(rs, val, &rs->capture);
-		break;
-	case RINGCAP_TX_RING_SIZE:
-		err = ringcap_set_tx_size(rs, val);
-		break;
-	default:
-		err = -ENOPROTOOPT;
+	err = o->check ? o->check(&v) : 0;
+	if (err)
+		return err;
+	if (o->rtnl) {
+		rtnl_lock();
+		err = o->set(rs, &v);
+		rtnl_unlock();
+		return err;
 	}
+	mutex_lock(&rs->lock);
+	err = ringcap_opt_fixed(rs, o->fixed) ? -EBUSY : o->set(rs, &v);
 	mutex_unlock(&rs->lock);
 	return err;
 }

@@ -267,20 +267,161 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 	return err;
 }
 
-/* No rtnl: any socket holder may ask, as often as it likes. */
+/* The value of any option getsockopt() reports. */
+union ringcap_getval {
+	u32 u32;
+	struct ringcap_ring_info info;
+	struct ringcap_cluster cluster;
+	struct ringcap_path path;
+	struct ringcap_stats stats;
+	struct ringcap_tx_stats tx_stats;
+};
+
+static int ringcap_get_ring_size(struct ringcap_sock *rs,
+				 union ringcap_getval *v)
+{
+	struct ringcap_ring *ring = READ_ONCE(rs->ring);
+
+	v->u32 = ring ? ring->data_size : READ_ONCE(rs->ring_size);
+	return 0;
+}
+
+static int ringcap_get_snaplen(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	v->u32 = READ_ONCE(rs->snaplen);
+	return 0;
+}
+
+static int ringcap_get_watermark(struct ringcap_sock *rs,
+				 union ringcap_getval *v)
+{
+	v->u32 = READ_ONCE(rs->watermark);
+	return 0;
+}
+
+static int ringcap_get_timeout(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	v->u32 = READ_ONCE(rs->timeout_us);
+	return 0;
+}
+
+static int ringcap_get_promisc(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	v->u32 = rs->promisc;
+	return 0;
+}
+
+static int ringcap_get_zerocopy(struct ringcap_sock *rs,
+				union ringcap_getval *v)
+{
+	v->u32 = rs->zerocopy;
+	return 0;
+}
+
+static int ringcap_get_capture(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	v->u32 = rs->capture;
+	return 0;
+}
+
+static int ringcap_get_tx_size(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	v->u32 = READ_ONCE(rs->tx_size);
+	return 0;
+}
+
+static int ringcap_get_abi(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	v->u32 = RINGCAP_ABI_VERSION;
+	return 0;
+}
+
+static int ringcap_get_cluster(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	mutex_lock(&rs->lock);
+	v->cluster = rs->cluster;
+	mutex_unlock(&rs->lock);
+	return 0;
+}
+
+/* The ring, allocated now if bind or mmap has not yet. */
+static int ringcap_get_ring_info(struct ringcap_sock *rs,
+				 union ringcap_getval *v)
+{
+	struct ringcap_ring *ring = ringcap_sock_ring(rs);
+
+	if (IS_ERR(ring))
+		return PTR_ERR(ring);
+	ringcap_ring_info(ring, &v->info);
+	return 0;
+}
+
+static int ringcap_get_stats(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	ringcap_sock_stats(rs, &v->stats);
+	return 0;
+}
+
+static int ringcap_get_path(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	rcu_read_lock();
+	ringcap_xdp_path(rs, &v->path);
+	rcu_read_unlock();
+	return 0;
+}
+
+static int ringcap_get_tx_info(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	return ringcap_tx_info(rs, &v->info);
+}
+
+static int ringcap_get_tx_stats(struct ringcap_sock *rs,
+				union ringcap_getval *v)
+{
+	return ringcap_tx_stats(rs, &v->tx_stats);
+}
+
+/* One option getsockopt() reports: its size and its getter. */
+struct ringcap_getopt {
+	unsigned int len;
+	int (*get)(struct ringcap_sock *rs, union ringcap_getval *v);
+};
+
+#define RINGCAP_GET(type, fn)	{ .len = sizeof(type), .get = (fn) }
+
+static const struct ringcap_getopt ringcap_getopts[] = {
+	[RINGCAP_RING_SIZE] = RINGCAP_GET(u32, ringcap_get_ring_size),
+	[RINGCAP_SNAPLEN] = RINGCAP_GET(u32, ringcap_get_snaplen),
+	[RINGCAP_WATERMARK] = RINGCAP_GET(u32, ringcap_get_watermark),
+	[RINGCAP_TIMEOUT_US] = RINGCAP_GET(u32, ringcap_get_timeout),
+	[RINGCAP_PROMISC] = RINGCAP_GET(u32, ringcap_get_promisc),
+	[RINGCAP_CLUSTER] = RINGCAP_GET(struct ringcap_cluster,
+					ringcap_get_cluster),
+	[RINGCAP_ZEROCOPY] = RINGCAP_GET(u32, ringcap_get_zerocopy),
+	[RINGCAP_TX_RING_SIZE] = RINGCAP_GET(u32, ringcap_get_tx_size),
+	[RINGCAP_CAPTURE] = RINGCAP_GET(u32, ringcap_get_capture),
+	[RINGCAP_RING_INFO] = RINGCAP_GET(struct ringcap_ring_info,
+					  ringcap_get_ring_info),
+	[RINGCAP_STATS] = RINGCAP_GET(struct ringcap_stats, ringcap_get_stats),
+	[RINGCAP_ABI] = RINGCAP_GET(u32, ringcap_get_abi),
+	[RINGCAP_PATH] = RINGCAP_GET(struct ringcap_path, ringcap_get_path),
+	[RINGCAP_TX_INFO] = RINGCAP_GET(struct ringcap_ring_info,
+					ringcap_get_tx_info),
+	[RINGCAP_TX_STATS] = RINGCAP_GET(struct ringcap_tx_stats,
+					 ringcap_get_tx_stats),
+};
+
+/*
+ * No rtnl: any socket holder may ask, as often as it likes. A buffer
+ * shorter than the option is EINVAL; a longer one gets the option's size.
+ */
 int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		       char __user *optval, int __user *optlen)
 {
 	struct ringcap_sock *rs = ringcap_sk(sock->sk);
-	struct ringcap_ring_info info;
-	struct ringcap_cluster cl;
-	struct ringcap_path path;
-	struct ringcap_tx_stats txst;
-	struct ringcap_stats st;
-	struct ringcap_ring *ring;
-	const void *src;
+	const struct ringcap_getopt *o;
+	union ringcap_getval v;
 	int len, err;
-	u32 val;
 
 	if (level != SOL_RINGCAP)
 		return -ENOPROTOOPT;
@@ -288,85 +429,17 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		return -EFAULT;
 	if (len < 0)
 		return -EINVAL;
-
-	switch (optname) {
-	case RINGCAP_RING_SIZE:
-		val = rs->ring ? rs->ring->data_size : READ_ONCE(rs->ring_size);
-		break;
-	case RINGCAP_SNAPLEN:
-		val = READ_ONCE(rs->snaplen);
-		break;
-	case RINGCAP_WATERMARK:
-		val = READ_ONCE(rs->watermark);
-		break;
-	case RINGCAP_TIMEOUT_US:
-		val = READ_ONCE(rs->timeout_us);
-		break;
-	case RINGCAP_PROMISC:
-		val = rs->promisc;
-		break;
-	case RINGCAP_ZEROCOPY:
-		val = rs->zerocopy;
-		break;
-	case RINGCAP_CAPTURE:
-		val = rs->capture;
-		break;
-	case RINGCAP_TX_RING_SIZE:
-		val = READ_ONCE(rs->tx_size);
-		break;
-	case RINGCAP_TX_INFO:
-		err = ringcap_tx_info(rs, &info);
-		if (err)
-			return err;
-		src = &info;
-		len = len < (int)sizeof(info) ? -1 : (int)sizeof(info);
-		goto copy;
-	case RINGCAP_TX_STATS:
-		err = ringcap_tx_stats(rs, &txst);
-		if (err)
-			return err;
-		src = &txst;
-		len = len < (int)sizeof(txst) ? -1 : (int)sizeof(txst);
-		goto copy;
-	case RINGCAP_ABI:
-		val = RINGCAP_ABI_VERSION;
-		break;
-	case RINGCAP_RING_INFO:
-		ring = ringcap_sock_ring(rs);
-		if (IS_ERR(ring))
-			return PTR_ERR(ring);
-		ringcap_ring_info(ring, &info);
-		src = &info;
-		len = len < (int)sizeof(info) ? -1 : (int)sizeof(info);
-		goto copy;
-	case RINGCAP_CLUSTER:
-		mutex_lock(&rs->lock);
-		cl = rs->cluster;
-		mutex_unlock(&rs->lock);
-		src = &cl;
-		len = len < (int)sizeof(cl) ? -1 : (int)sizeof(cl);
-		goto copy;
-	case RINGCAP_PATH:
-		rcu_read_lock();
-		ringcap_xdp_path(rs, &path);
-		rcu_read_unlock();
-		src = &path;
-		len = len < (int)sizeof(path) ? -1 : (int)sizeof(path);
-		goto copy;
-	case RINGCAP_STATS:
-		ringcap_sock_stats(rs, &st);
-		src = &st;
-		len = len < (int)sizeof(st) ? -1 : (int)sizeof(st);
-		goto copy;
-	default:
+	if (optname < 0 || optname >= (int)ARRAY_SIZE(ringcap_getopts) ||
+	    !ringcap_getopts[optname].get)
 		return -ENOPROTOOPT;
-	}
-	src = &val;
-	len = len < (int)sizeof(val) ? -1 : (int)sizeof(val);
-copy:
-	if (len < 0)
+	o = &ringcap_getopts[optname];
+	memset(&v, 0, sizeof(v));
+	err = o->get(rs, &v);
+	if (err)
+		return err;
+	if (len < (int)o->len)
 		return -EINVAL;
-	if (put_user(len, optlen) || copy_to_user(optval, src, len))
+	if (put_user(o->len, optlen) || copy_to_user(optval, &v, o->len))
 		return -EFAULT;
 	return 0;
 }

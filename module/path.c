@@ -12,9 +12,8 @@
  * the driver has native XDP and the module the kfunc; every other case is
  * the plain hook, which mode 1 always was there.
  */
-static void ringcap_xdp_path_mode1(struct ringcap_sock *rs,
-				   struct ringcap_dev *rd,
-				   struct ringcap_path *p)
+static void ringcap_path_mode1(struct ringcap_sock *rs, struct ringcap_dev *rd,
+			       struct ringcap_path *p)
 {
 	if (!READ_ONCE(rs->steal) || !rd->xdp_native ||
 	    !ringcap_kfunc_available() || READ_ONCE(rd->xdp))
@@ -29,7 +28,7 @@ static void ringcap_xdp_path_mode1(struct ringcap_sock *rs,
  * Which path feeds rs's device, under RCU (a snapshot: rd outlives a
  * grace period, and the fields it reads change under rtnl).
  */
-void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
+void ringcap_sock_path(struct ringcap_sock *rs, struct ringcap_path *p)
 {
 	struct ringcap_dev *rd = READ_ONCE(rs->rd);
 	enum ringcap_mode mode = ringcap_mode();
@@ -58,7 +57,7 @@ void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p)
 		p->path = RINGCAP_PATH_XDP_COPY;
 	else if (mode == RINGCAP_MODE_COPY)
 		/* Only the copy program serves mode 1 (libringcap, xdp.c). */
-		ringcap_xdp_path_mode1(rs, rd, p);
+		ringcap_path_mode1(rs, rd, p);
 	else if (READ_ONCE(rd->xdp))
 		p->path = RINGCAP_PATH_XDP;
 	else if (p->flags & RINGCAP_PATH_PASS)

@@ -34,7 +34,7 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 	if (rs->cluster.id)
 		snprintf(cluster, sizeof(cluster), "%u", rs->cluster.id);
 	rcu_read_lock();
-	ringcap_xdp_path(rs, &path);
+	ringcap_sock_path(rs, &path);
 	/* Counters are read without the producer lock: a snapshot. */
 	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %-6s %-10s %-6s %s%s\n",
 		   pid_nr_ns(rs->pid, pid_ns), rs->sk.sk_socket ?

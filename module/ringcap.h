@@ -269,7 +269,7 @@ const u32 *ringcap_xdp_marked(const struct sk_buff *skb,
 			      const struct ringcap_dev *rd);
 
 /* path.c */
-void ringcap_xdp_path(struct ringcap_sock *rs, struct ringcap_path *p);
+void ringcap_sock_path(struct ringcap_sock *rs, struct ringcap_path *p);
 const char *ringcap_path_name(const struct ringcap_path *p);
 
 /* cluster.c */

@@ -365,7 +365,7 @@ static int ringcap_get_stats(struct ringcap_sock *rs, union ringcap_getval *v)
 static int ringcap_get_path(struct ringcap_sock *rs, union ringcap_getval *v)
 {
 	rcu_read_lock();
-	ringcap_xdp_path(rs, &v->path);
+	ringcap_sock_path(rs, &v->path);
 	rcu_read_unlock();
 	return 0;
 }

@@ -3,12 +3,18 @@
  * Internal types of ringcap.ko shared between its files.
  *
  * Locking, outermost first:
+ *   the module parameter lock  held by the kernel while a parameter is
+ *                       set; setting transparent_mode takes rtnl under it
+ *                       (params.c, xdp.c)
  *   rtnl_lock           binding state: rs->dev, rs->rd, the per-device
- *                       socket sets, aware-device registration
+ *                       socket sets, aware-device registration, XDP links
  *   ringcap_socks_lock  the global socket list (/proc, device removal)
  *   rs->lock            per-socket configuration and ring allocation
+ *   tx->lock            one transmit kick at a time (tx.c)
  *   rs->prod_lock       the ring's producer side, counters and wake-up
  *                       state; taken in softirq or with BH disabled
+ *   zc->kick_lock       a zero-copy queue's wake-up of the driver's
+ *                       thread (zerocopy.c); BH disabled, a leaf
  */
 #ifndef _RINGCAP_H
 #define _RINGCAP_H

@@ -120,7 +120,7 @@ int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma,
 	    vma->vm_end - vma->vm_start != ring->mmap_size)
 		return -EINVAL;
 	/* mremap() must not grow it, nor a core dump copy it. */
-	ringcap_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	for (off = 0; off < ring->mmap_size; off += PAGE_SIZE) {
 		err = vm_insert_page(vma, vma->vm_start + off,
 				     vmalloc_to_page(kaddr + off));

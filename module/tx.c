@@ -113,8 +113,8 @@ static struct ringcap_tx *ringcap_tx_ensure(struct ringcap_sock *rs)
 	tx->ring = ring;
 	mutex_init(&tx->lock);
 	tx->sk = &rs->sk;
-	hrtimer_init(&tx->retry, CLOCK_MONOTONIC, HRTIMER_MODE_REL);
-	tx->retry.function = ringcap_tx_retry;
+	hrtimer_setup(&tx->retry, ringcap_tx_retry, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL);
 	hdr = ringcap_tx_hdr(tx);
 	hdr->magic = RINGCAP_TX_MAGIC;
 	hdr->abi_version = RINGCAP_ABI_VERSION;

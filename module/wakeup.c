@@ -65,8 +65,8 @@ static enum hrtimer_restart ringcap_timer_fn(struct hrtimer *t)
 
 void ringcap_wakeup_init(struct ringcap_sock *rs)
 {
-	ringcap_hrtimer_setup(&rs->timer, ringcap_timer_fn, CLOCK_MONOTONIC,
-			      HRTIMER_MODE_REL_SOFT);
+	hrtimer_setup(&rs->timer, ringcap_timer_fn, CLOCK_MONOTONIC,
+		      HRTIMER_MODE_REL_SOFT);
 }
 
 /* A frame was committed; prod_lock held. */

@@ -432,8 +432,8 @@ int ringcap_zc_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma)
 	err = -EACCES;
 	if (vma->vm_flags & VM_WRITE)
 		goto out;
-	ringcap_vm_flags_clear(vma, VM_MAYWRITE);
-	ringcap_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
+	vm_flags_clear(vma, VM_MAYWRITE);
+	vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 	for (i = 0; i < zc->bufs.nr_pages; i++) {
 		/* On failure mmap() zaps what is in; no reference taken yet. */
 		err = remap_pfn_range(vma, vma->vm_start + i * PAGE_SIZE,

@@ -2,9 +2,13 @@
 /*
  * Kernel API differences between the kernels ringcap and ringcap_e1000e
  * support (Debian 12's 6.1 and 6.12) and newer ones. The top-level Kbuild
- * force-includes this file into every object, so the core files read as
- * today's kernel API and never include it themselves. Being read before
- * any kernel header, it uses macros, which need no declarations.
+ * force-includes this file into every object, so the core files never
+ * include it themselves. Where today's API is a function, an older kernel
+ * gets it here under today's name, and the core files call it as they
+ * would on a current kernel; where the difference is in a structure (a
+ * field that moved or did not exist), a ringcap_ helper names the act.
+ * Being read before any kernel header, it uses macros, which need no
+ * declarations.
  */
 #ifndef _RINGCAP_COMPAT_H
 #define _RINGCAP_COMPAT_H
@@ -13,22 +17,17 @@
 
 /* 6.13 replaced hrtimer_init() + ->function with hrtimer_setup(). */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 13, 0)
-#define ringcap_hrtimer_setup(t, fn, clock, mode)	\
+#define hrtimer_setup(t, fn, clock, mode)		\
 	do {						\
 		hrtimer_init((t), (clock), (mode));	\
 		(t)->function = (fn);			\
 	} while (0)
-#else
-#define ringcap_hrtimer_setup hrtimer_setup
 #endif
 
 /* 6.3 made vma->vm_flags read-only behind vm_flags_set(). */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
-#define ringcap_vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
-#define ringcap_vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
-#else
-#define ringcap_vm_flags_set vm_flags_set
-#define ringcap_vm_flags_clear vm_flags_clear
+#define vm_flags_set(vma, flags)	((vma)->vm_flags |= (flags))
+#define vm_flags_clear(vma, flags)	((vma)->vm_flags &= ~(flags))
 #endif
 
 /* 6.8 renamed PCI_IRQ_LEGACY to PCI_IRQ_INTX; 6.1 has only the old name. */

@@ -31,10 +31,15 @@
  * AF_XDP umems and io_uring buffers, which are the user's pages; a ring
  * is the kernel's, as a socket's receive queue is.
  */
-/*
- * A header page and data_size bytes, zeroed and charged: what the receive
- * and the transmit rings are made of. Returns the ring or an ERR_PTR:
- * -ENOMEM, past the memory cgroup's limit among others.
+/**
+ * ringcap_ring_area - allocate a ring's memory
+ * @data_size: bytes of its data area, a power of two
+ *
+ * A header page and @data_size bytes, zeroed and charged: what the receive
+ * and the transmit rings are made of.
+ *
+ * Return: the ring, or ERR_PTR(-ENOMEM), past the memory cgroup's limit
+ * among others.
  */
 struct ringcap_ring *ringcap_ring_area(u32 data_size)
 {
@@ -58,7 +63,13 @@ struct ringcap_ring *ringcap_ring_area(u32 data_size)
 	return ring;
 }
 
-/* The receive ring; ERR_PTR as ringcap_ring_area(). */
+/**
+ * ringcap_ring_alloc - allocate a receive ring with its header filled in
+ * @data_size: bytes of its data area, a power of two
+ * @snaplen: the socket's snaplen, for the header
+ *
+ * Return: the ring, or an ERR_PTR as ringcap_ring_area().
+ */
 struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen)
 {
 	struct ringcap_ring *ring;
@@ -82,6 +93,12 @@ struct ringcap_ring *ringcap_ring_alloc(u32 data_size, u32 snaplen)
 	return ring;
 }
 
+/**
+ * ringcap_ring_free - free a ring of either kind
+ * @ring: the ring, or NULL
+ *
+ * The mapping's pages stay until the last mapping of them goes.
+ */
 void ringcap_ring_free(struct ringcap_ring *ring)
 {
 	if (!ring)
@@ -90,9 +107,11 @@ void ringcap_ring_free(struct ringcap_ring *ring)
 	kfree(ring);
 }
 
-/*
- * What RINGCAP_RING_INFO and RINGCAP_TX_INFO report: kernel-held values
- * only, since the shared header is user-writable.
+/**
+ * ringcap_ring_info - what RINGCAP_RING_INFO and RINGCAP_TX_INFO report
+ * @ring: the ring
+ * @info: filled in from kernel-held values only, since the shared header
+ *	  is user-writable
  */
 void ringcap_ring_info(const struct ringcap_ring *ring,
 		       struct ringcap_ring_info *info)
@@ -103,11 +122,18 @@ void ringcap_ring_info(const struct ringcap_ring *ring,
 	info->data_size = ring->data_size;
 }
 
-/*
- * Map the whole ring, header first, at file offset pgoff pages. The pages
- * are inserted one by one rather than with remap_vmalloc_range(), which
- * wants the area allocated by vmalloc_user(); that one cannot charge a
- * memory cgroup.
+/**
+ * ringcap_ring_mmap - map the whole ring, header first
+ * @ring: the ring
+ * @vma: the mapping, exactly the ring's size
+ * @pgoff: the file offset, in pages, the ring is mapped at
+ *
+ * The pages are inserted one by one rather than with remap_vmalloc_range(),
+ * which wants the area allocated by vmalloc_user(); that one cannot charge
+ * a memory cgroup.
+ *
+ * Return: 0, -EINVAL for another offset or size, or vm_insert_page()'s
+ * error.
  */
 int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma,
 		      unsigned long pgoff)
@@ -130,10 +156,16 @@ int ringcap_ring_mmap(struct ringcap_ring *ring, struct vm_area_struct *vma,
 	return 0;
 }
 
-/*
- * A consumer position is usable only if it is record-aligned and lies
- * within one ring's length below the producer. u64 subtraction makes a
- * consumer "ahead" of the producer a huge distance, so one test covers both.
+/**
+ * ringcap_ring_consumer_ok - is a consumer position usable?
+ * @ring: the ring
+ * @cons: the position the reader wrote
+ *
+ * Only if it is record-aligned and lies within one ring's length below the
+ * producer. u64 subtraction makes a consumer "ahead" of the producer a
+ * huge distance, so one test covers both.
+ *
+ * Return: whether it is.
  */
 bool ringcap_ring_consumer_ok(const struct ringcap_ring *ring, u64 cons)
 {
@@ -141,11 +173,15 @@ bool ringcap_ring_consumer_ok(const struct ringcap_ring *ring, u64 cons)
 	       ring->prod - cons <= ring->data_size;
 }
 
-/*
- * Reserve room for a record with caplen bytes of frame. Called with the
- * socket's prod_lock held. Returns where to write the record, or NULL when
- * the ring has no room (or the consumer position is invalid, which is
- * reported through *bad_consumer and treated as full).
+/**
+ * ringcap_ring_reserve - reserve room for a record
+ * @ring: the ring; its socket's prod_lock held
+ * @caplen: bytes of frame the record will carry
+ * @rec_len: set to the record's length, for ringcap_ring_commit()
+ * @bad_consumer: set when the consumer position is invalid
+ *
+ * Return: where to write the record, or NULL when the ring has no room
+ * or the consumer position is invalid (treated as full).
  */
 struct ringcap_rec *ringcap_ring_reserve(struct ringcap_ring *ring, u32 caplen,
 					 u32 *rec_len, bool *bad_consumer)
@@ -182,7 +218,11 @@ struct ringcap_rec *ringcap_ring_reserve(struct ringcap_ring *ring, u32 caplen,
 	return (struct ringcap_rec *)(ring->data + off);
 }
 
-/* Publish a record written after ringcap_ring_reserve(). */
+/**
+ * ringcap_ring_commit - publish a record written after ringcap_ring_reserve()
+ * @ring: the ring; its socket's prod_lock held
+ * @rec_len: what ringcap_ring_reserve() said
+ */
 void ringcap_ring_commit(struct ringcap_ring *ring, u32 rec_len)
 {
 	ring->prod += rec_len;
@@ -190,7 +230,14 @@ void ringcap_ring_commit(struct ringcap_ring *ring, u32 rec_len)
 	smp_store_release(&ring->hdr->producer, ring->prod);
 }
 
-/* A socket's ring, allocated at its first use (bind, mmap, RING_INFO). */
+/**
+ * ringcap_ring_ensure - allocate a socket's ring at its first use
+ * @rs: the socket; rs->lock held
+ *
+ * At bind, mmap or RING_INFO, with the socket's size and snaplen.
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int ringcap_ring_ensure(struct ringcap_sock *rs)
 {
 	struct ringcap_ring *ring;
@@ -205,7 +252,12 @@ int ringcap_ring_ensure(struct ringcap_sock *rs)
 	return 0;
 }
 
-/* The ring, allocated with the socket's size if it has none yet. */
+/**
+ * ringcap_sock_ring - a socket's ring, allocated if it has none yet
+ * @rs: the socket; takes rs->lock
+ *
+ * Return: the ring, or ERR_PTR(-ENOMEM).
+ */
 struct ringcap_ring *ringcap_sock_ring(struct ringcap_sock *rs)
 {
 	struct ringcap_ring *ring;

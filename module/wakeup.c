@@ -63,13 +63,23 @@ static enum hrtimer_restart ringcap_timer_fn(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/**
+ * ringcap_wakeup_init - set a new socket's timer up
+ * @rs: the socket
+ */
 void ringcap_wakeup_init(struct ringcap_sock *rs)
 {
 	hrtimer_setup(&rs->timer, ringcap_timer_fn, CLOCK_MONOTONIC,
 		      HRTIMER_MODE_REL_SOFT);
 }
 
-/* A frame was committed; prod_lock held. */
+/**
+ * ringcap_wakeup_frame - a frame was committed to the ring
+ * @rs: the socket; rs->prod_lock held
+ *
+ * Signals the reader at the watermark, or arms the timer for the first
+ * frame not yet signalled.
+ */
 void ringcap_wakeup_frame(struct ringcap_sock *rs)
 {
 	u32 timeout_us = READ_ONCE(rs->timeout_us);
@@ -88,19 +98,35 @@ void ringcap_wakeup_frame(struct ringcap_sock *rs)
 			      HRTIMER_MODE_REL_SOFT);
 }
 
-/* Signal whatever is pending now (ring full, device gone); prod_lock held. */
+/**
+ * ringcap_wakeup_flush - signal whatever is pending now
+ * @rs: the socket; rs->prod_lock held
+ *
+ * For a full ring and a lost device, which must reach the reader below
+ * the watermark.
+ */
 void ringcap_wakeup_flush(struct ringcap_sock *rs)
 {
 	if (rs->pending)
 		ringcap_signal(rs, RINGCAP_WAKE_WATERMARK);
 }
 
-/* No producer may run any more. */
+/**
+ * ringcap_wakeup_stop - cancel the timer of a socket being released
+ * @rs: the socket, which no producer can reach any more
+ */
 void ringcap_wakeup_stop(struct ringcap_sock *rs)
 {
 	hrtimer_cancel(&rs->timer);
 }
 
+/**
+ * ringcap_readable - has the reader been signalled frames it has not read?
+ * @rs: the socket
+ * @ring: its ring
+ *
+ * Return: whether the consumer position is below the last signal's.
+ */
 bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring)
 {
 	u64 cons = READ_ONCE(ring->hdr->consumer);
@@ -108,9 +134,12 @@ bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring)
 	return (s64)(READ_ONCE(rs->sig_pos) - cons) > 0;
 }
 
-/*
- * The socket's device, or its zero-copy queue, went away: POLLERR, and
- * ENODEV in SO_ERROR from now on. Under rtnl, with a ring.
+/**
+ * ringcap_sock_lost - the socket's device, or its zero-copy queue, went away
+ * @rs: the socket, with a ring; rtnl held
+ *
+ * POLLERR, and ENODEV in SO_ERROR from now on, once the reader has been
+ * signalled what the ring holds.
  */
 void ringcap_sock_lost(struct ringcap_sock *rs)
 {

@@ -113,9 +113,14 @@ struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 	}
 }
 
-/*
- * A cluster's members share one device, queue spec and policy; a socket
- * that disagrees with the members already bound is refused.
+/**
+ * ringcap_cluster_check - may a socket join its cluster on this device?
+ * @rd: the device; rtnl held
+ * @rs: the socket, not yet in rd->socks
+ *
+ * A cluster's members share one device, queue spec and policy.
+ *
+ * Return: 0, or -EEXIST if @rs disagrees with the members already bound.
  */
 int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs)
 {
@@ -131,6 +136,12 @@ int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs)
 	return 0;
 }
 
+/**
+ * ringcap_cluster_policy_name - a policy as /proc/net/ringcap names it
+ * @policy: RINGCAP_CLUSTER_*
+ *
+ * Return: a static string, "?" for an unknown policy.
+ */
 const char *ringcap_cluster_policy_name(u32 policy)
 {
 	switch (policy) {
@@ -144,6 +155,9 @@ const char *ringcap_cluster_policy_name(u32 policy)
 	return "?";
 }
 
+/**
+ * ringcap_cluster_init - seed the flow hash, once per load
+ */
 void ringcap_cluster_init(void)
 {
 	ringcap_flow_seed = get_random_u32();

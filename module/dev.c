@@ -97,13 +97,20 @@ static void ringcap_set_fill(struct ringcap_dev_set *set,
 	}
 }
 
-/*
- * Publish rd's next set, built from its socket list, in which @add is new
- * and from which @del has gone (either may be NULL; @open_all: every
- * socket starts being fed by this version, as when a driver registers).
- * The sockets' fed ranges change before the set is visible, so a mark of
- * the new version never meets an old range. Removal cannot fail: a socket
- * being unbound must leave.
+/**
+ * ringcap_dev_publish - publish a device's next socket set
+ * @rd: the device; rtnl held
+ * @add: a socket new in rd->socks, or NULL
+ * @del: a socket gone from rd->socks, or NULL
+ * @open_all: every socket starts being fed by this version, as when a
+ *	      driver registers
+ *
+ * The set is built from rd->socks. The sockets' fed ranges change before
+ * the set is visible, so a mark of the new version never meets an old
+ * range. The old set is freed after a grace period.
+ *
+ * Return: 0, or -ENOMEM; never an error with @del: a socket being unbound
+ * must leave.
  */
 int ringcap_dev_publish(struct ringcap_dev *rd, struct ringcap_sock *add,
 			struct ringcap_sock *del, bool open_all)
@@ -138,7 +145,12 @@ int ringcap_dev_publish(struct ringcap_dev *rd, struct ringcap_sock *add,
 	return 0;
 }
 
-/* Close every socket's fed range: from now on no set offers frames. */
+/**
+ * ringcap_dev_close_all - no set of @rd offers its sockets frames from now
+ * @rd: the device, whose aware driver unregisters; rtnl held
+ *
+ * Every socket's fed range closes, so the mode 0 hook takes over.
+ */
 void ringcap_dev_close_all(struct ringcap_dev *rd)
 {
 	u32 version = ringcap_next_version();
@@ -148,11 +160,23 @@ void ringcap_dev_close_all(struct ringcap_dev *rd)
 		ringcap_fed_close(rs, version);
 }
 
+/**
+ * ringcap_dev_open_all - every socket of @rd is fed by a new set
+ * @rd: the device, whose aware driver registers; rtnl held
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int ringcap_dev_open_all(struct ringcap_dev *rd)
 {
 	return ringcap_dev_publish(rd, NULL, NULL, true);
 }
 
+/**
+ * ringcap_dev_find - the state ringcap keeps for a device
+ * @dev: the device; rtnl held
+ *
+ * Return: the state, or NULL if it has none.
+ */
 struct ringcap_dev *ringcap_dev_find(struct net_device *dev)
 {
 	struct ringcap_dev *rd;
@@ -164,7 +188,14 @@ struct ringcap_dev *ringcap_dev_find(struct net_device *dev)
 	return NULL;
 }
 
-/* The same under RCU (the transmit ring asks without rtnl). */
+/**
+ * ringcap_dev_find_rcu - ringcap_dev_find() under RCU instead of rtnl
+ * @dev: the device
+ *
+ * The transmit ring asks without rtnl.
+ *
+ * Return: the state, valid until rcu_read_unlock(), or NULL.
+ */
 struct ringcap_dev *ringcap_dev_find_rcu(struct net_device *dev)
 {
 	struct ringcap_dev *rd;
@@ -175,7 +206,14 @@ struct ringcap_dev *ringcap_dev_find_rcu(struct net_device *dev)
 	return NULL;
 }
 
-/* The state of @dev, created with an empty set if it has none. */
+/**
+ * ringcap_dev_get - the state of a device, created if it has none
+ * @dev: the device; rtnl held
+ *
+ * A new state has an empty set. Undone by ringcap_dev_put().
+ *
+ * Return: the state, or NULL for want of memory.
+ */
 struct ringcap_dev *ringcap_dev_get(struct net_device *dev)
 {
 	struct ringcap_dev *rd = ringcap_dev_find(dev);
@@ -200,10 +238,14 @@ struct ringcap_dev *ringcap_dev_get(struct net_device *dev)
 	return rd;
 }
 
-/*
- * Free rd once neither a socket nor a driver needs it. No source can reach
- * it any more: the packet_type left with the last socket and the driver
- * has stopped calling ringcap_rx(), each followed by a grace period.
+/**
+ * ringcap_dev_put - free a device's state once nothing needs it
+ * @rd: the state; rtnl held
+ *
+ * Freed when neither a socket nor a driver needs it. No source can reach
+ * it any more then: the packet_type left with the last socket and the
+ * driver has stopped calling ringcap_rx(), each followed by a grace
+ * period; /proc and RINGCAP_PATH readers are waited for by kfree_rcu().
  */
 void ringcap_dev_put(struct ringcap_dev *rd)
 {
@@ -215,6 +257,12 @@ void ringcap_dev_put(struct ringcap_dev *rd)
 	kfree_rcu(rd, rcu);
 }
 
+/**
+ * ringcap_dev_nr_queues - how many RX queues a socket may bind to
+ * @dev: the device; rtnl held
+ *
+ * Return: the aware driver's count, else the device's real RX queues.
+ */
 unsigned int ringcap_dev_nr_queues(struct net_device *dev)
 {
 	struct ringcap_dev *rd = ringcap_dev_find(dev);

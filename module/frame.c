@@ -9,9 +9,12 @@
 #include <linux/percpu.h>
 #include "ringcap.h"
 
-/*
- * What a driver says about a frame (meta may be NULL), into f; stamped
- * here when the hardware gave no time.
+/**
+ * ringcap_frame_meta - what a driver says about a frame, into the frame
+ * @f: the frame
+ * @meta: the driver's facts, or NULL
+ *
+ * The frame is stamped here when the hardware gave no time.
  */
 void ringcap_frame_meta(struct ringcap_frame *f,
 			const struct ringcap_rx_meta *meta)
@@ -32,10 +35,13 @@ void ringcap_frame_meta(struct ringcap_frame *f,
 		f->tstamp_ns = ktime_get_real_ns();
 }
 
-/*
- * A linear frame (aware driver, XDP) as the rings get it: an in-band 802.1Q/802.1ad tag is taken
- * out and reported, as the standard path does before its taps run, so that
- * records and filters are the same in every mode.
+/**
+ * ringcap_frame_untag - take a linear frame's in-band VLAN tag out
+ * @f: a frame of an aware driver or XDP, with data and len set
+ *
+ * An 802.1Q or 802.1ad tag is taken out and reported, as the standard
+ * path does before its taps run, so that records and filters are the same
+ * in every mode.
  */
 void ringcap_frame_untag(struct ringcap_frame *f)
 {
@@ -50,7 +56,12 @@ void ringcap_frame_untag(struct ringcap_frame *f)
 	f->len -= VLAN_HLEN;
 }
 
-/* The first len bytes of an aware driver's frame, less any in-band tag. */
+/**
+ * ringcap_frame_copy - copy the start of a linear frame, less any tag
+ * @f: the frame
+ * @to: where to
+ * @len: how many bytes, at most f->len
+ */
 void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len)
 {
 	u32 head = f->vlan_hole ? min_t(u32, len, f->vlan_hole) : len;
@@ -73,6 +84,14 @@ void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len)
  */
 static DEFINE_PER_CPU(struct sk_buff *, ringcap_filter_skbs);
 
+/**
+ * ringcap_filter_skb - the skb a socket filter runs on for a linear frame
+ * @f: the frame; BH disabled
+ *
+ * Filled on first use, then kept in @f for the frame's other sockets.
+ *
+ * Return: this CPU's filter skb, holding the frame.
+ */
 struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f)
 {
 	struct net_device *dev = f->dev;
@@ -123,6 +142,11 @@ static void ringcap_filter_skbs_free(void)
 	}
 }
 
+/**
+ * ringcap_capture_init - allocate every CPU's filter skb
+ *
+ * Return: 0 or -ENOMEM, with nothing left allocated.
+ */
 int ringcap_capture_init(void)
 {
 	int cpu;
@@ -138,6 +162,9 @@ int ringcap_capture_init(void)
 	return 0;
 }
 
+/**
+ * ringcap_capture_exit - free every CPU's filter skb
+ */
 void ringcap_capture_exit(void)
 {
 	ringcap_filter_skbs_free();

@@ -71,7 +71,10 @@ out:
 	return NET_RX_SUCCESS;
 }
 
-/* rd's first socket bound: the standard path hands its frames over. */
+/**
+ * ringcap_hook_add - the standard path hands a device's frames over
+ * @rd: the device, whose first socket just joined its set; rtnl held
+ */
 void ringcap_hook_add(struct ringcap_dev *rd)
 {
 	rd->pt.type = htons(ETH_P_ALL);
@@ -81,7 +84,12 @@ void ringcap_hook_add(struct ringcap_dev *rd)
 	dev_add_pack(&rd->pt);
 }
 
-/* Its last socket left; returns after a grace period (dev_remove_pack()). */
+/**
+ * ringcap_hook_del - the standard path stops handing the frames over
+ * @rd: the device, whose last socket just left its set; rtnl held
+ *
+ * Returns after a grace period (dev_remove_pack()): no hook call runs.
+ */
 void ringcap_hook_del(struct ringcap_dev *rd)
 {
 	dev_remove_pack(&rd->pt);

@@ -17,6 +17,12 @@ unsigned int ringcap_max_ring_mem = 64 << 20;
 unsigned int ringcap_default_watermark = 64;
 unsigned int ringcap_default_timeout_us = 1000;
 
+/**
+ * ringcap_mode - the transparent mode now
+ *
+ * Return: the mode, which a write to transparent_mode may change at any
+ * time.
+ */
 enum ringcap_mode ringcap_mode(void)
 {
 	return READ_ONCE(transparent_mode);
@@ -29,6 +35,10 @@ enum ringcap_mode ringcap_mode(void)
  */
 static void (*ringcap_mode_follower)(void);
 
+/**
+ * ringcap_mode_follow - be called whenever the mode is set
+ * @changed: called under the parameter lock after each write, or NULL
+ */
 void ringcap_mode_follow(void (*changed)(void))
 {
 	WRITE_ONCE(ringcap_mode_follower, changed);

@@ -24,9 +24,11 @@ static void ringcap_path_mode1(struct ringcap_sock *rs, struct ringcap_dev *rd,
 		p->why = RINGCAP_XDP_NO_COPY_PROGRAM;
 }
 
-/*
- * Which path feeds rs's device, under RCU (a snapshot: rd outlives a
- * grace period, and the fields it reads change under rtnl).
+/**
+ * ringcap_sock_path - which path feeds a socket, and why not XDP
+ * @rs: the socket; under RCU (a snapshot: rd outlives a grace period, and
+ *	the fields read change under rtnl)
+ * @p: filled in
  */
 void ringcap_sock_path(struct ringcap_sock *rs, struct ringcap_path *p)
 {
@@ -70,7 +72,12 @@ void ringcap_sock_path(struct ringcap_sock *rs, struct ringcap_path *p)
 		p->why = RINGCAP_XDP_NO_PROGRAM;
 }
 
-/* The path as /proc/net/ringcap names it. */
+/**
+ * ringcap_path_name - the path as /proc/net/ringcap names it
+ * @p: what ringcap_sock_path() said
+ *
+ * Return: a static string.
+ */
 const char *ringcap_path_name(const struct ringcap_path *p)
 {
 	static const char *const why[] = {

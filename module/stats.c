@@ -15,7 +15,10 @@ static u64 ringcap_dev_missed(struct net_device *dev)
 	return st.rx_missed_errors;
 }
 
-/* rs binds to rs->dev (rs->lock held): its device counts from now on. */
+/**
+ * ringcap_sock_nic_start - the device's missed frames count from now on
+ * @rs: a socket binding to rs->dev; rs->lock held
+ */
 void ringcap_sock_nic_start(struct ringcap_sock *rs)
 {
 	lockdep_assert_held(&rs->lock);
@@ -23,11 +26,14 @@ void ringcap_sock_nic_start(struct ringcap_sock *rs)
 	rs->nic_dropped = 0;
 }
 
-/*
- * Fold the device's missed-frame counter into the socket's. Drivers may
- * reset their counters (a reinit, ethtool), so a value below the last one
- * read starts a new run from zero rather than wrapping the difference.
- * rs->lock keeps rs->dev bound (every unbind holds it) and the sum whole.
+/**
+ * ringcap_sock_fold_missed - fold the device's missed frames into the socket's
+ * @rs: the socket; rs->lock held, which keeps rs->dev bound (every unbind
+ *	holds it) and the sum whole
+ *
+ * Drivers may reset their counters (a reinit, ethtool), so a value below
+ * the last one read starts a new run from zero rather than wrapping the
+ * difference.
  */
 void ringcap_sock_fold_missed(struct ringcap_sock *rs)
 {
@@ -54,7 +60,11 @@ static u64 ringcap_sock_nic_dropped(struct ringcap_sock *rs)
 	return v;
 }
 
-/* RINGCAP_STATS: the ring's counters and the device's since bind. */
+/**
+ * ringcap_sock_stats - what RINGCAP_STATS reports
+ * @rs: the socket; takes rs->lock and rs->prod_lock
+ * @st: filled in: the ring's counters and the device's since bind
+ */
 void ringcap_sock_stats(struct ringcap_sock *rs, struct ringcap_stats *st)
 {
 	spin_lock_bh(&rs->prod_lock);

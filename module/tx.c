@@ -170,13 +170,24 @@ static void ringcap_tx_show_max(struct ringcap_tx *tx,
 		   ringcap_tx_len_max(dev) + VLAN_HLEN);
 }
 
-/* At bind: the header shows the bound from now on (each kick updates it). */
+/**
+ * ringcap_tx_bind - the transmit ring's header shows the bound device's limit
+ * @rs: a socket binding to rs->dev; rs->lock held
+ *
+ * Each kick updates the limit from then on.
+ */
 void ringcap_tx_bind(struct ringcap_sock *rs)
 {
 	if (rs->tx)
 		ringcap_tx_show_max(rs->tx, rs->dev);
 }
 
+/**
+ * ringcap_tx_prepare - allocate the transmit ring the socket asked for
+ * @rs: a socket about to bind; rs->lock held
+ *
+ * Return: 0 (also without RINGCAP_TX_RING_SIZE) or -ENOMEM.
+ */
 int ringcap_tx_prepare(struct ringcap_sock *rs)
 {
 	struct ringcap_tx *tx;
@@ -185,6 +196,10 @@ int ringcap_tx_prepare(struct ringcap_sock *rs)
 	return IS_ERR(tx) ? PTR_ERR(tx) : 0;
 }
 
+/**
+ * ringcap_tx_free - free a released socket's transmit ring, if any
+ * @rs: the socket, which no kick can reach any more
+ */
 void ringcap_tx_free(struct ringcap_sock *rs)
 {
 	struct ringcap_tx *tx = rs->tx;
@@ -196,6 +211,13 @@ void ringcap_tx_free(struct ringcap_sock *rs)
 	kfree(tx);
 }
 
+/**
+ * ringcap_tx_info - what RINGCAP_TX_INFO reports, the ring allocated if need be
+ * @rs: the socket; takes rs->lock
+ * @info: filled in
+ *
+ * Return: 0, -ENXIO without RINGCAP_TX_RING_SIZE, or -ENOMEM.
+ */
 int ringcap_tx_info(struct ringcap_sock *rs, struct ringcap_ring_info *info)
 {
 	struct ringcap_tx *tx;
@@ -208,6 +230,13 @@ int ringcap_tx_info(struct ringcap_sock *rs, struct ringcap_ring_info *info)
 	return PTR_ERR_OR_ZERO(tx);
 }
 
+/**
+ * ringcap_tx_stats - what RINGCAP_TX_STATS reports
+ * @rs: the socket
+ * @st: filled in, under the kick's lock
+ *
+ * Return: 0, or -ENXIO without a transmit ring.
+ */
 int ringcap_tx_stats(struct ringcap_sock *rs, struct ringcap_tx_stats *st)
 {
 	struct ringcap_tx *tx = READ_ONCE(rs->tx);
@@ -220,6 +249,14 @@ int ringcap_tx_stats(struct ringcap_sock *rs, struct ringcap_tx_stats *st)
 	return 0;
 }
 
+/**
+ * ringcap_tx_mmap - map the transmit ring at RINGCAP_TX_MMAP_OFFSET
+ * @rs: the socket; takes rs->lock
+ * @vma: the mapping
+ *
+ * Return: 0, -ENXIO without RINGCAP_TX_RING_SIZE, -ENOMEM, or
+ * ringcap_ring_mmap()'s error.
+ */
 int ringcap_tx_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma)
 {
 	struct ringcap_tx *tx;
@@ -297,17 +334,20 @@ static unsigned int ringcap_tx_out(struct ringcap_tx *tx, struct net_device *dev
 	return took;
 }
 
-/*
- * Send what lies between completion and producer. Returns 0, or -EINVAL
- * when the producer or a record cannot be used (what came before it is
- * sent), -ENXIO without a ring, -ENOTCONN when unbound, -ENODEV after the
- * device went away. rs->lock keeps the device bound meanwhile.
+/**
+ * ringcap_tx_kick - send what lies between completion and producer
+ * @rs: the socket; takes rs->lock, which keeps the device bound, and the
+ *	kick's lock
  *
  * Records are taken in batches of up to RINGCAP_TX_BATCH. A refusal is
  * counted only once the ring has moved past it for good: with the whole
  * batch, or, when the device takes only some of the batch's frames,
  * with the frames it took (the rest of the batch is read again by the
  * next kick).
+ *
+ * Return: 0, or -EINVAL when the producer or a record cannot be used
+ * (what came before it is sent), -ENXIO without a ring, -ENOTCONN when
+ * unbound, -ENODEV after the device went away.
  */
 int ringcap_tx_kick(struct ringcap_sock *rs)
 {
@@ -423,7 +463,16 @@ out:
 	return err;
 }
 
-/* poll(): kick if POLLOUT was asked for; POLLOUT while there is room. */
+/**
+ * ringcap_tx_poll - poll()'s transmit half
+ * @rs: the socket
+ * @asked: the events poll() asked for
+ *
+ * Kicks if POLLOUT was asked for and records wait.
+ *
+ * Return: EPOLLOUT | EPOLLWRNORM while the ring has room, else 0 (also
+ * without a transmit ring).
+ */
 __poll_t ringcap_tx_poll(struct ringcap_sock *rs, __poll_t asked)
 {
 	struct ringcap_tx *tx = READ_ONCE(rs->tx);

@@ -161,9 +161,12 @@ err_unhold:
 	return err;
 }
 
-/*
- * Undo ringcap_bind(). Returns with no producer able to reach the socket
- * (ringcap_leave() and ringcap_zc_unbind() wait for them).
+/**
+ * ringcap_unbind - undo ringcap_bind()
+ * @rs: the socket; rtnl, ringcap_socks_lock and rs->lock held
+ *
+ * Returns with no producer able to reach the socket (ringcap_leave() and
+ * ringcap_zc_unbind() wait for them). Nothing to do for an unbound one.
  */
 void ringcap_unbind(struct ringcap_sock *rs)
 {

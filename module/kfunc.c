@@ -24,6 +24,11 @@
 /* Set at init: programs can call the kfunc (the module has BTF). */
 static bool ringcap_kfunc_ok;
 
+/**
+ * ringcap_kfunc_available - may XDP programs call the kfunc?
+ *
+ * Return: whether it was registered at load (the module has BTF).
+ */
 bool ringcap_kfunc_available(void)
 {
 	return READ_ONCE(ringcap_kfunc_ok);
@@ -39,10 +44,15 @@ static struct ringcap_xdp_mark *ringcap_xdp_mark_room(struct xdp_buff *xdp)
 	return xdp->data - sizeof(struct ringcap_xdp_mark);
 }
 
-/*
- * Which set version's sockets had the frame of @skb on @rd already: the
- * mark the kfunc left in its metadata, or NULL. The mark speaks for @rd's
+/**
+ * ringcap_xdp_marked - the set version whose sockets had @skb's frame already
+ * @skb: a frame the mode 0 hook sees on @rd
+ * @rd: the device
+ *
+ * The mark the kfunc left in the frame's metadata speaks for @rd's
  * sockets only (ifindex and namespace, as the skb->cb mark's device does).
+ *
+ * Return: the version in the mark, or NULL if there is none for @rd.
  */
 const u32 *ringcap_xdp_marked(const struct sk_buff *skb,
 			      const struct ringcap_dev *rd)
@@ -122,12 +132,17 @@ __bpf_kfunc int bpf_ringcap_xdp_capture(struct xdp_md *ctx)
 
 __bpf_kfunc_end_defs();
 
-/*
- * Whether @prog calls the kfunc. Once verified, a kfunc call's imm is the
+/**
+ * ringcap_kfunc_called_by - does a verified program call the kfunc?
+ * @prog: the program
+ *
+ * Once verified, a kfunc call's imm is the
  * function's offset from __bpf_call_base, as a helper call's (x86-64's
  * JIT takes no far kfunc calls), so the call is found by its address. A
  * program handed over as the copy program that does not call it would
  * capture nothing while its sockets' path said xdp-copy.
+ *
+ * Return: whether it does.
  */
 bool ringcap_kfunc_called_by(const struct bpf_prog *prog)
 {
@@ -163,7 +178,9 @@ static int ringcap_kfunc_btf(void)
 #endif
 }
 
-/*
+/**
+ * ringcap_kfunc_init - register the kfunc for XDP programs
+ *
  * Never fails the module: without BTF (the kernel's message says
  * "missing module BTF") XDP capture takes the redirect path. Some
  * kernels register nothing then and still return 0, hence the check

@@ -89,11 +89,19 @@ static struct pernet_operations ringcap_proc_ops = {
 	.exit = ringcap_proc_net_exit,
 };
 
+/**
+ * ringcap_proc_init - /proc/net/ringcap in every network namespace
+ *
+ * Return: 0 or register_pernet_subsys()'s error.
+ */
 int ringcap_proc_init(void)
 {
 	return register_pernet_subsys(&ringcap_proc_ops);
 }
 
+/**
+ * ringcap_proc_exit - undo ringcap_proc_init()
+ */
 void ringcap_proc_exit(void)
 {
 	unregister_pernet_subsys(&ringcap_proc_ops);

@@ -243,16 +243,30 @@ static struct notifier_block ringcap_netdev_nb = {
 	.notifier_call = ringcap_netdev_event,
 };
 
+/**
+ * ringcap_netdev_init - follow devices going away and being renamed
+ *
+ * Return: 0 or register_netdevice_notifier()'s error.
+ */
 int ringcap_netdev_init(void)
 {
 	return register_netdevice_notifier(&ringcap_netdev_nb);
 }
 
+/**
+ * ringcap_netdev_exit - undo ringcap_netdev_init()
+ */
 void ringcap_netdev_exit(void)
 {
 	unregister_netdevice_notifier(&ringcap_netdev_nb);
 }
 
+/**
+ * ringcap_sock_init - register the protocol and the address family
+ *
+ * Return: 0, -EBUSY if the family number is taken (modprobe would take
+ * -EEXIST for "already loaded"), or the registration's error.
+ */
 int ringcap_sock_init(void)
 {
 	int err;
@@ -280,6 +294,9 @@ err_proto:
 	return err;
 }
 
+/**
+ * ringcap_sock_exit - undo ringcap_sock_init()
+ */
 void ringcap_sock_exit(void)
 {
 	sock_unregister(ringcap_family_nr);

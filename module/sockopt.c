@@ -231,9 +231,18 @@ static const struct ringcap_setopt ringcap_setopts[] = {
 					ringcap_set_capture),
 };
 
-/*
+/**
+ * ringcap_setsockopt - setsockopt(2) at level SOL_RINGCAP
+ * @sock: the socket
+ * @level: SOL_RINGCAP, else -ENOPROTOOPT
+ * @optname: RINGCAP_*
+ * @optval: the value
+ * @optlen: its length
+ *
  * An option the module does not set is ENOPROTOOPT whatever its length;
  * one it sets, given the wrong length, EINVAL.
+ *
+ * Return: 0, or the errno docs/CONTRACTS.md gives for the option.
  */
 int ringcap_setsockopt(struct socket *sock, int level, int optname,
 		       sockptr_t optval, unsigned int optlen)
@@ -411,9 +420,18 @@ static const struct ringcap_getopt ringcap_getopts[] = {
 					 ringcap_get_tx_stats),
 };
 
-/*
+/**
+ * ringcap_getsockopt - getsockopt(2) at level SOL_RINGCAP
+ * @sock: the socket
+ * @level: SOL_RINGCAP, else -ENOPROTOOPT
+ * @optname: RINGCAP_*
+ * @optval: where the value goes
+ * @optlen: its room in, the value's length out
+ *
  * No rtnl: any socket holder may ask, as often as it likes. A buffer
  * shorter than the option is EINVAL; a longer one gets the option's size.
+ *
+ * Return: 0, or the errno docs/CONTRACTS.md gives for the option.
  */
 int ringcap_getsockopt(struct socket *sock, int level, int optname,
 		       char __user *optval, int __user *optlen)

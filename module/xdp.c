@@ -545,12 +545,15 @@ err_free:
 	return err;
 }
 
-/*
- * rd's sockets changed (rtnl held). A socket just unlinked from rd->socks
- * stops being redirected for here, and when no socket that may take
- * frames is left the link goes;
- * either way, frames redirected before must find the sockets still in the
- * set, hence the grace period before the caller publishes it.
+/**
+ * ringcap_xdp_update - a device's sockets changed: rewrite its XDP map
+ * @rd: the device; rtnl held
+ * @leaving: a socket was just unlinked from rd->socks
+ *
+ * A socket that left stops being redirected for here, and when no socket
+ * that may take frames is left the link goes; either way, frames
+ * redirected before must find the sockets still in the set, hence the
+ * grace period here, before the caller publishes the set without it.
  */
 void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
 {
@@ -578,6 +581,11 @@ void ringcap_xdp_update(struct ringcap_dev *rd, bool leaving)
 	ringcap_xdp_release(rd, 0);
 }
 
+/**
+ * ringcap_xdp_init - the redirect targets' namespaces; follow the mode
+ *
+ * Return: 0 or register_pernet_device()'s error.
+ */
 int __init ringcap_xdp_init(void)
 {
 	int err = register_pernet_device(&ringcap_xdp_net_ops);
@@ -587,6 +595,9 @@ int __init ringcap_xdp_init(void)
 	return err;
 }
 
+/**
+ * ringcap_xdp_exit - undo ringcap_xdp_init() once no socket is left
+ */
 void ringcap_xdp_exit(void)
 {
 	ringcap_mode_follow(NULL);

@@ -196,10 +196,15 @@ int ringcap_zc_reclaim(struct ringcap_zc *zc)
 }
 EXPORT_SYMBOL_GPL(ringcap_zc_reclaim);
 
-/*
+/**
+ * ringcap_zc_reader_waits - is the queue's reader asleep in poll()?
+ * @zc: the queue, from its own context
+ *
  * nCap's interrupt policy: the driver unmasks the queue's interrupt only
  * for a reader asleep in poll(); one that is busy reading will poll() again
  * when it runs dry, and that poll fetches what arrived meanwhile.
+ *
+ * Return: whether it is.
  */
 bool ringcap_zc_reader_waits(struct ringcap_zc *zc)
 {
@@ -214,6 +219,12 @@ bool ringcap_zc_reader_waits(struct ringcap_zc *zc)
 }
 EXPORT_SYMBOL_GPL(ringcap_zc_reader_waits);
 
+/**
+ * ringcap_zc_dead - has the reader let the queue go?
+ * @zc: the queue
+ *
+ * Return: whether it has; the driver then stops sending it frames.
+ */
 bool ringcap_zc_dead(const struct ringcap_zc *zc)
 {
 	return READ_ONCE(zc->dead);
@@ -255,7 +266,13 @@ void ringcap_zc_gone(struct ringcap_zc *zc)
 }
 EXPORT_SYMBOL_GPL(ringcap_zc_gone);
 
-/* A driver that offers zero-copy gets a slot per RX queue. */
+/**
+ * ringcap_zc_register - a slot per RX queue, for a driver that offers zero-copy
+ * @rd: the device, registering; rtnl held
+ * @ops: what the driver offers, or NULL
+ *
+ * Return: 0 (also for a driver without zc_start) or -ENOMEM.
+ */
 int ringcap_zc_register(struct ringcap_dev *rd,
 			const struct ringcap_drv_ops *ops)
 {
@@ -265,7 +282,10 @@ int ringcap_zc_register(struct ringcap_dev *rd,
 	return rd->zc ? 0 : -ENOMEM;
 }
 
-/* The driver goes: its queues feed no one any more (ringcap_unregister_dev). */
+/**
+ * ringcap_zc_unregister - the driver goes: its queues feed no one any more
+ * @rd: the device, in ringcap_unregister_dev(); rtnl held
+ */
 void ringcap_zc_unregister(struct ringcap_dev *rd)
 {
 	unsigned int q;
@@ -278,6 +298,13 @@ void ringcap_zc_unregister(struct ringcap_dev *rd)
 	rd->zc = NULL;
 }
 
+/**
+ * ringcap_zc_queue_taken - does a zero-copy socket have the queue?
+ * @rd: the device; rtnl held
+ * @queue: the RX queue
+ *
+ * Return: whether one has, which a copy-mode bind to it must not change.
+ */
 bool ringcap_zc_queue_taken(struct ringcap_dev *rd, u16 queue)
 {
 	return rd->zc && queue < rd->nr_rxq && rd->zc[queue];
@@ -338,7 +365,10 @@ int ringcap_zc_bind(struct ringcap_sock *rs)
 	return 0;
 }
 
-/* Undo ringcap_zc_bind(); under rtnl and rs->lock. */
+/**
+ * ringcap_zc_unbind - undo ringcap_zc_bind()
+ * @rs: the socket; rtnl and rs->lock held
+ */
 void ringcap_zc_unbind(struct ringcap_sock *rs)
 {
 	struct ringcap_zc *zc = rs->zc;
@@ -405,14 +435,21 @@ static const struct vm_operations_struct ringcap_zc_vm_ops = {
 	.access = ringcap_zc_vm_access,
 };
 
-/*
- * Map the buffers read-only: PROT_WRITE is refused, and VM_MAYWRITE goes
+/**
+ * ringcap_zc_mmap - map a zero-copy queue's buffers read-only
+ * @rs: the socket; takes rs->lock
+ * @vma: the mapping, at RINGCAP_ZC_MMAP_OFFSET
+ *
+ * PROT_WRITE is refused, and VM_MAYWRITE goes
  * so that mprotect() cannot add it later (and so the mapping is never
  * copy-on-write, which remap_pfn_range() needs for a part of it). Page by
  * page with remap_pfn_range(): special PTEs in a VM_IO | VM_PFNMAP
  * mapping, which get_user_pages() and its fast path refuse (see the top of
  * this file). The mapping holds a reference to @zc, and so to the pages,
  * from here until its ->close.
+ *
+ * Return: 0; -ENODEV without a queue, or once it is gone; -EINVAL for
+ * another size; -EACCES for a writable mapping; remap_pfn_range()'s error.
  */
 int ringcap_zc_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma)
 {
@@ -451,10 +488,13 @@ out:
 	return err;
 }
 
-/*
- * poll() found nothing to read: let the queue's thread fetch what the NIC
- * holds, re-arm what the reader released, and unmask the interrupt if
- * there is nothing (ringcap_zc_reader_waits).
+/**
+ * ringcap_zc_poll - poll() found nothing to read on a zero-copy socket
+ * @rs: the socket
+ *
+ * Lets the queue's thread fetch what the NIC holds, re-arm what the
+ * reader released, and unmask the interrupt if there is nothing
+ * (ringcap_zc_reader_waits()).
  */
 void ringcap_zc_poll(struct ringcap_sock *rs)
 {

@@ -123,6 +123,11 @@ static void rce_hw_set_rar(struct rce_adapter *ad, unsigned int i,
 	rce_wr(ad, RCE_RAH(i), rah);
 }
 
+/**
+ * rce_hw_set_mac - the address the NIC answers to (receive address 0)
+ * @ad: the adapter
+ * @mac: ETH_ALEN bytes
+ */
 void rce_hw_set_mac(struct rce_adapter *ad, const u8 *mac)
 {
 	rce_hw_set_rar(ad, 0, mac);
@@ -238,6 +243,13 @@ static u32 rce_itr_val(u32 usecs)
 	return usecs * 1000 / 256;
 }
 
+/**
+ * rce_hw_set_itr - program interrupt throttling from ad's settings
+ * @ad: the adapter
+ *
+ * With MSI-X each RX vector gets rx-usecs and the TX vector tx-usecs; one
+ * vector gets rx-usecs for everything.
+ */
 void rce_hw_set_itr(struct rce_adapter *ad)
 {
 	u32 val = rce_itr_val(ad->itr_usecs);
@@ -251,7 +263,10 @@ void rce_hw_set_itr(struct rce_adapter *ad)
 	}
 }
 
-/*
+/**
+ * rce_link_update - follow the link's state into the carrier
+ * @ad: the adapter
+ *
  * From the link interrupt, the watchdog and open; any context. The lock
  * keeps the interrupt and the watchdog from reporting one change twice.
  */
@@ -309,10 +324,12 @@ void rce_hw_stats_update(struct rce_adapter *ad)
 		trace_rce_hw_drops(ad, mpc, rnbc);
 }
 
-/*
- * The watchdog, while the interface is up. It also polls the link, so a
- * link change whose interrupt was lost (see rce_other_causes()) shows
- * within a second.
+/**
+ * rce_hw_stats_work - the watchdog, every second while the interface is up
+ * @work: ad->stats_work
+ *
+ * It folds the counters and polls the link, so a link change whose
+ * interrupt was lost (see rce_other_causes()) shows within a second.
  */
 void rce_hw_stats_work(struct work_struct *work)
 {

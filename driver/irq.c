@@ -24,6 +24,12 @@
 #define RCE_ICR_QUEUES	(RCE_ICR_RXQ(0) | RCE_ICR_RXQ(1) | \
 			 RCE_ICR_TXQ(0) | RCE_ICR_TXQ(1))
 
+/**
+ * rce_irq_mode_name - an interrupt mode as the log and ethtool name it
+ * @mode: the mode, or RCE_IRQ_AUTO
+ *
+ * Return: a static string.
+ */
 const char *rce_irq_mode_name(enum rce_irq_mode mode)
 {
 	switch (mode) {
@@ -95,6 +101,10 @@ int rce_irq_alloc_vectors(struct rce_adapter *ad, enum rce_irq_mode want)
 	return 0;
 }
 
+/**
+ * rce_irq_free_vectors - undo rce_irq_alloc_vectors()
+ * @ad: the adapter, its handlers released
+ */
 void rce_irq_free_vectors(struct rce_adapter *ad)
 {
 	pci_free_irq_vectors(ad->pdev);
@@ -283,6 +293,10 @@ err_rx:
 	return err;
 }
 
+/**
+ * rce_irq_release - undo rce_irq_request(), in reverse order
+ * @ad: the adapter, its causes masked
+ */
 void rce_irq_release(struct rce_adapter *ad)
 {
 	int q;
@@ -297,7 +311,10 @@ void rce_irq_release(struct rce_adapter *ad)
 		free_irq(ad->irq_vec[RCE_VEC_RX0 + q], &ad->rx[q]);
 }
 
-/* Route the causes and unmask them; the rings are live from here on. */
+/**
+ * rce_irq_enable - route the causes to their vectors and unmask them
+ * @ad: the adapter, its handlers requested; the rings are live from here on
+ */
 void rce_irq_enable(struct rce_adapter *ad)
 {
 	u32 ivar, ims = RCE_ICR_LSC | RCE_ICR_RXO;
@@ -319,7 +336,10 @@ void rce_irq_enable(struct rce_adapter *ad)
 	rce_flush(ad);
 }
 
-/* Wait for every handler that may still be running; may sleep. */
+/**
+ * rce_irq_sync - wait for every handler that may still be running
+ * @ad: the adapter; may sleep
+ */
 void rce_irq_sync(struct rce_adapter *ad)
 {
 	int v;
@@ -328,6 +348,10 @@ void rce_irq_sync(struct rce_adapter *ad)
 		synchronize_irq(ad->irq_vec[v]);
 }
 
+/**
+ * rce_irq_disable - mask every cause and wait for the handlers
+ * @ad: the adapter; may sleep
+ */
 void rce_irq_disable(struct rce_adapter *ad)
 {
 	rce_wr(ad, RCE_IMC, ~0u);

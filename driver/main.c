@@ -88,6 +88,12 @@ static unsigned int rx_batch = 64;
 module_param_cb(rx_batch, &rce_rx_batch_ops, &rx_batch, 0644);
 MODULE_PARM_DESC(rx_batch, "Frames an RX thread handles per pass, 1-4096 (default 64)");
 
+/**
+ * rce_param_rx_cpu - the CPU queue @q's thread runs on
+ * @q: the RX queue
+ *
+ * Return: rx_cpu[q] if that CPU is online, else the (q mod n)th online CPU.
+ */
 int rce_param_rx_cpu(unsigned int q)
 {
 	int cpu = rx_cpu[q];
@@ -106,12 +112,22 @@ int rce_param_rx_cpu(unsigned int q)
 	return raw_smp_processor_id();
 }
 
+/**
+ * rce_param_busy_poll - do the RX threads poll instead of sleeping?
+ *
+ * Return: the busy_poll parameter now.
+ */
 bool rce_param_busy_poll(void)
 {
 	return READ_ONCE(busy_poll);
 }
 
-/* Only ever set through rce_rx_batch_set(): always 1..RCE_RING_MAX. */
+/**
+ * rce_param_rx_batch - frames an RX thread handles per pass
+ *
+ * Return: the rx_batch parameter now, 1..RCE_RING_MAX (it is only ever
+ * set through rce_rx_batch_set()).
+ */
 unsigned int rce_param_rx_batch(void)
 {
 	return READ_ONCE(rx_batch);

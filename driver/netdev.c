@@ -100,7 +100,10 @@ static int rce_stop(struct net_device *netdev)
 	return 0;
 }
 
-/* A stuck TX ring: start over, from process context. */
+/**
+ * rce_reset_work - a stuck TX ring: start over, from process context
+ * @work: ad->reset_work, queued by the TX timeout
+ */
 void rce_reset_work(struct work_struct *work)
 {
 	struct rce_adapter *ad = container_of(work, struct rce_adapter,

@@ -80,7 +80,12 @@ err:
 	return -ENOMEM;
 }
 
-/* A zero-copy reader's mapping keeps its own references to the pages. */
+/**
+ * rce_rx_free - undo rce_rx_setup()
+ * @rx: the ring, the NIC no longer writing it
+ *
+ * A zero-copy reader's mapping keeps its own references to the pages.
+ */
 void rce_rx_free(struct rce_rx_ring *rx)
 {
 	struct device *dev = &rx->ad->pdev->dev;
@@ -141,6 +146,12 @@ void rce_rx_configure(struct rce_adapter *ad)
 	netif_addr_unlock_bh(ad->netdev);
 }
 
+/**
+ * rce_rx_pending - has the NIC written the next descriptor?
+ * @rx: the ring, from its thread
+ *
+ * Return: whether its DD bit is set.
+ */
 bool rce_rx_pending(struct rce_rx_ring *rx)
 {
 	u32 st = le32_to_cpu(READ_ONCE(rx->desc[rx->next].wb.status_error));

@@ -90,8 +90,11 @@ int rce_rx_threads_start(struct rce_adapter *ad)
 	return 0;
 }
 
-/*
- * Handlers read rx->thread: clear it and let running handlers finish
+/**
+ * rce_rx_threads_stop - stop every queue's thread
+ * @ad: the adapter
+ *
+ * Handlers read rx->thread: it is cleared and running handlers finish
  * before the task can go away under them.
  */
 void rce_rx_threads_stop(struct rce_adapter *ad)

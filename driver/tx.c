@@ -71,6 +71,12 @@ static int rce_tx_alloc_pages(struct rce_tx_ring *tx)
 	return 0;
 }
 
+/**
+ * rce_tx_setup - allocate the TX ring: descriptors, buffers, their pages
+ * @ad: the adapter; its size is ad->tx_count
+ *
+ * Return: 0 or -ENOMEM, with nothing left allocated.
+ */
 int rce_tx_setup(struct rce_adapter *ad)
 {
 	struct rce_tx_ring *tx = &ad->tx;
@@ -97,7 +103,12 @@ err_pages:
 	return -ENOMEM;
 }
 
-/* Frees frames the NIC never sent too: call with the NIC stopped. */
+/**
+ * rce_tx_free - undo rce_tx_setup()
+ * @ad: the adapter, the NIC stopped
+ *
+ * Frees the frames the NIC never sent too.
+ */
 void rce_tx_free(struct rce_adapter *ad)
 {
 	struct rce_tx_ring *tx = &ad->tx;
@@ -121,6 +132,10 @@ void rce_tx_free(struct rce_adapter *ad)
 	tx->desc = NULL;
 }
 
+/**
+ * rce_tx_configure - give the TX ring to the NIC and enable the transmitter
+ * @ad: the adapter, its ring set up
+ */
 void rce_tx_configure(struct rce_adapter *ad)
 {
 	struct rce_tx_ring *tx = &ad->tx;
@@ -152,6 +167,14 @@ static void rce_tx_maybe_stop(struct rce_tx_ring *tx, struct net_device *netdev)
 		netif_start_queue(netdev);
 }
 
+/**
+ * rce_xmit - ndo_start_xmit: one skb into the TX ring
+ * @skb: the frame, linear or not
+ * @netdev: the device
+ *
+ * Return: NETDEV_TX_OK, the skb sent or dropped (and counted), or
+ * NETDEV_TX_BUSY should the ring be full despite the queue stop.
+ */
 netdev_tx_t rce_xmit(struct sk_buff *skb, struct net_device *netdev)
 {
 	struct rce_adapter *ad = netdev_priv(netdev);

@@ -57,7 +57,10 @@ unsigned int rce_zc_rearm(struct rce_rx_ring *rx)
 	return n;
 }
 
-/* Make the switch RTNL asked for; from the queue's thread. */
+/**
+ * rce_zc_apply - make the switch to or from zero-copy that RTNL asked for
+ * @rx: the ring, from its thread between two passes
+ */
 void rce_zc_apply(struct rce_rx_ring *rx)
 {
 	struct ringcap_zc *next = READ_ONCE(rx->zc_next);
@@ -79,7 +82,12 @@ void rce_zc_apply(struct rce_rx_ring *rx)
 	complete(&rx->zc_switched);
 }
 
-/* Whether the idle thread should unmask: always, unless a reader is busy. */
+/**
+ * rce_zc_want_irq - should the idle thread unmask the queue's interrupt?
+ * @rx: the ring, from its thread
+ *
+ * Return: true, unless a zero-copy reader holds the queue and is busy.
+ */
 bool rce_zc_want_irq(struct rce_rx_ring *rx)
 {
 	bool want;
@@ -101,6 +109,15 @@ static void rce_zc_switch(struct rce_rx_ring *rx, struct ringcap_zc *zc)
 	wait_for_completion(&rx->zc_switched);
 }
 
+/**
+ * rce_zc_start - ringcap_drv_ops.zc_start: hand queue @q to a reader
+ * @netdev: the device; RTNL held
+ * @q: the RX queue
+ * @zc: the reader's handle
+ *
+ * Return: 0; -ENETDOWN while down; -EBUSY if the queue is taken; or what
+ * ringcap_zc_set_bufs() returned.
+ */
 int rce_zc_start(struct net_device *netdev, unsigned int q,
 		 struct ringcap_zc *zc)
 {
@@ -128,6 +145,11 @@ int rce_zc_start(struct net_device *netdev, unsigned int q,
 	return 0;
 }
 
+/**
+ * rce_zc_stop - ringcap_drv_ops.zc_stop: queue @q goes back to the stack
+ * @netdev: the device; RTNL held
+ * @q: the RX queue
+ */
 void rce_zc_stop(struct net_device *netdev, unsigned int q)
 {
 	struct rce_adapter *ad = netdev_priv(netdev);
@@ -137,9 +159,11 @@ void rce_zc_stop(struct net_device *netdev, unsigned int q)
 		rce_zc_switch(&ad->rx[q], NULL);
 }
 
-/*
- * The ring is going (rce_down): its thread stopped, the NIC reset. The
- * reader keeps its pages; the module hears that they are no longer fed.
+/**
+ * rce_zc_down - a zero-copy ring is going (rce_down)
+ * @rx: the ring, its thread stopped and the NIC reset
+ *
+ * The reader keeps its pages; the module hears that they are no longer fed.
  */
 void rce_zc_down(struct rce_rx_ring *rx)
 {

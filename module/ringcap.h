@@ -25,7 +25,9 @@
 #include <linux/skbuff.h>
 #include <net/sock.h>
 #include <ringcap/driver.h>
+#include <ringcap/xdp.h>
 #include <uapi/linux/ringcap.h>
+#include "reasons.h"
 
 /* From the VERSION file, through include/ringcap/common.kbuild. */
 #ifndef RINGCAP_VERSION

@@ -11,10 +11,10 @@
 #define _RINGCAP_TRACE_H
 
 #include <linux/tracepoint.h>
-#include <uapi/linux/ringcap.h>
+#include "reasons.h"
 
 /*
- * The reasons come from their lists in the uapi header. TRACE_DEFINE_ENUM
+ * The reasons come from their lists in reasons.h. TRACE_DEFINE_ENUM
  * makes the format files show each constant as its number, so that tools
  * reading them (perf, trace-cmd) can print the names too.
  */

@@ -57,6 +57,7 @@
 #include <linux/if_link.h>
 #include <sys/socket.h>
 #include <bpf/bpf.h>
+#include <ringcap/xdp.h>
 #include <bpf/libbpf.h>
 #include "rc_util.h"
 

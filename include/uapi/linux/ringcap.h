@@ -186,7 +186,7 @@ struct ringcap_cluster {
  *     which copies the frame into the rings of the sockets that want it
  *     while the program runs, and says whether to drop it (mode 2, a
  *     socket bound with CAP_NET_ADMIN wanted it) or pass it on; a frame
- *     passed on carries struct ringcap_xdp_mark in its metadata so that
+ *     passed on carries a mark in its metadata (<ringcap/xdp.h>) so that
  *     the mode 0 hook does not offer it again. In mode 1 the same program
  *     gives copies without an skb and the stack every frame.
  *   - redirect (RINGCAP_PATH_XDP, "xdp-redirect"), the fallback where the
@@ -267,38 +267,6 @@ struct ringcap_xdp_link {
 	__s32	error;
 	__u32	flags;		/* RINGCAP_XDP_LINK_COPY */
 	__u32	reserved;	/* 0 */
-};
-
-/*
- * What the XDP program and the module share: an ARRAY map named
- * ringcap_cfg of __u32 keys and values, written by the module only, and
- * struct ringcap_xdp_meta as the metadata right before each redirected
- * frame (a redirected frame does not say where it came from).
- */
-#define RINGCAP_XDP_CFG_TARGET	0	/* ifindex to redirect to; 0: pass all */
-#define RINGCAP_XDP_CFG_DEV	1	/* ifindex of the device the link is on */
-#define RINGCAP_XDP_CFG_ANY	2	/* nonzero: a socket wants every queue */
-#define RINGCAP_XDP_CFG_QUEUE0	3	/* + q: nonzero, a socket wants queue q */
-#define RINGCAP_XDP_QUEUES	256	/* frames of later queues pass unless ANY */
-#define RINGCAP_XDP_CFG_ENTRIES	(RINGCAP_XDP_CFG_QUEUE0 + RINGCAP_XDP_QUEUES)
-
-struct ringcap_xdp_meta {
-	__u32	ifindex;	/* the receiving device */
-	__u32	queue;		/* its RX queue */
-};
-
-/*
- * The copy program reserves this much metadata (bpf_xdp_adjust_meta())
- * before it calls bpf_ringcap_xdp_capture(), which writes it when the
- * frame goes on to the stack after its copies: the version of the
- * device's socket set that had it, for the mode 0 hook. Where the driver
- * carries no metadata the kfunc copies nothing and the hook captures.
- */
-struct ringcap_xdp_mark {
-	__u32	magic;
-	__u32	version;
-	__u32	ifindex;	/* the device, within */
-	__u32	netns;		/* its network namespace's inode number */
 };
 
 /*
@@ -517,46 +485,6 @@ struct ringcap_rec {
 	__u16	vlan_tci;	/* host order */
 	__u16	vlan_proto;	/* network order, e.g. htons(ETH_P_8021Q) */
 	__u32	zc_offset;	/* RINGCAP_REC_ZC: offset in the buffer mapping, else 0 */
-};
-
-/*
- * Reasons, as the tracepoints ringcap:ringcap_drop and ringcap:ringcap_wakeup
- * give them in their "reason" field. Each list names every reason once: the
- * suffix of its enum constant, which is numbered by its place in the list,
- * and the name that the tracepoints print and the bpftrace scripts show.
- * FN is applied to each entry but the last and FNe to the last, so that a
- * list built from them needs no trailing separator.
- *
- * A frame a socket did not take (the counter it is in):
- *   ring_full     no room in the ring: the reader is behind (dropped)
- *   bad_consumer  the reader wrote an invalid consumer (dropped, bad_consumer)
- *   filter        the socket's BPF filter refused it (filtered)
- * A sleeping reader woken:
- *   watermark     N frames since the last signal, or a full ring (wakeups)
- *   timer         m us after the first unsignalled frame (wakeups_timer)
- */
-#define RINGCAP_DROP_REASONS(FN, FNe)		\
-	FN(RING_FULL, ring_full)		\
-	FN(BAD_CONSUMER, bad_consumer)		\
-	FNe(FILTER, filter)
-
-#define RINGCAP_WAKE_REASONS(FN, FNe)		\
-	FN(WATERMARK, watermark)		\
-	FNe(TIMER, timer)
-
-#define __RINGCAP_DROP_ENUM(c, name)	RINGCAP_DROP_##c,
-#define __RINGCAP_WAKE_ENUM(c, name)	RINGCAP_WAKE_##c,
-
-/* RINGCAP_DROP_RING_FULL (0), RINGCAP_DROP_BAD_CONSUMER, RINGCAP_DROP_FILTER */
-enum ringcap_drop_reason {
-	RINGCAP_DROP_REASONS(__RINGCAP_DROP_ENUM, __RINGCAP_DROP_ENUM)
-	__RINGCAP_DROP_MAX	/* not a reason: how many there are */
-};
-
-/* RINGCAP_WAKE_WATERMARK (0), RINGCAP_WAKE_TIMER */
-enum ringcap_wake_reason {
-	RINGCAP_WAKE_REASONS(__RINGCAP_WAKE_ENUM, __RINGCAP_WAKE_ENUM)
-	__RINGCAP_WAKE_MAX	/* not a reason: how many there are */
 };
 
 #endif /* _UAPI_LINUX_RINGCAP_H */

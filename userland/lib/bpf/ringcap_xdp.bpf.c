@@ -11,6 +11,7 @@
  */
 #include <linux/bpf.h>
 #include <linux/ringcap.h>
+#include <ringcap/xdp.h>
 #include <bpf/bpf_helpers.h>
 
 struct {

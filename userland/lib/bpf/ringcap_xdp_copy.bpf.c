@@ -12,6 +12,7 @@
  */
 #include <linux/bpf.h>
 #include <linux/ringcap.h>
+#include <ringcap/xdp.h>
 #include <bpf/bpf_helpers.h>
 
 extern int bpf_ringcap_xdp_capture(struct xdp_md *ctx) __ksym;

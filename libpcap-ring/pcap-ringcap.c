@@ -60,7 +60,7 @@
  *                         per RC_PCAP_WAKE_MS (10 ms); under a rate
  *                         sustained for a window of RC_PCAP_WINDOW_MS
  *                         (1 s), what that rate brings in 10 ms, at
- *                         most ringcap_batch_watermark(): the frames of
+ *                         most rcap_batch_watermark(): the frames of
  *                         up to 1518 bytes that fill a quarter of the
  *                         ring, as TPACKET_V3 wakes once per block (with
  *                         RINGCAP_ZEROCOPY at most a quarter of the
@@ -106,7 +106,7 @@
  *                  PCAP_D_INOUT (which then sees no outgoing frames) are
  *                  accepted, PCAP_D_OUT is refused
  *   inject         the transmit ring (RINGCAP_TX_RING_SIZE, 256 KiB) of a
- *                  transmit-only socket (ringcap_set_capture(rc, 0))
+ *                  transmit-only socket (rcap_set_capture(rc, 0))
  *                  bound to the same device and queue, opened by the
  *                  first pcap_inject(), so that a capture that never
  *                  sends holds no transmit ring; an open that fails
@@ -120,7 +120,7 @@
  *                  refused while it is down, a ring or device queue that
  *                  stays full for 250 ms, or a module without transmit
  *                  rings fail with a pcap error that says which
- *   packet data    where ringcap_recv_batch() says the frame is: in the
+ *   packet data    where rcap_recv_batch() says the frame is: in the
  *                  ring, or with RINGCAP_ZEROCOPY in the NIC's buffer;
  *                  copied only to put back a VLAN tag the NIC stripped
  */
@@ -286,7 +286,7 @@ static int rc_pcap_env_cluster(struct rc_pcap_req *req, char *ebuf)
 	req->cluster_id = 0;
 	if (!v || !*v)
 		return 0;
-	if (!ringcap_parse_cluster(v, &req->cluster_id, &req->cluster_policy))
+	if (!rcap_parse_cluster(v, &req->cluster_id, &req->cluster_policy))
 		return 0;
 	snprintf(ebuf, PCAP_ERRBUF_SIZE,
 		 "ringcap: RINGCAP_CLUSTER=\"%s\": expected ID[:flow|rr|queue] with ID 1..%u",
@@ -403,7 +403,7 @@ static const u_char *rc_pcap_vlan_frame(pcap_t *p,
 static int rc_pcap_wait(pcap_t *p, struct pcap_ringcap *prc)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = ringcap_fd(prc->rc), .events = POLLIN },
+		{ .fd = rcap_fd(prc->rc), .events = POLLIN },
 		{ .fd = prc->wake_fd, .events = POLLIN },
 	};
 	uint64_t n;
@@ -427,10 +427,10 @@ static int rc_pcap_wait(pcap_t *p, struct pcap_ringcap *prc)
 	 * libringcap decodes what this poll() said (POLLERR: the device
 	 * went away, ...) without polling again: one poll per wake-up.
 	 */
-	ret = ringcap_poll_result(prc->rc, pfd[0].revents);
+	ret = rcap_poll_result(prc->rc, pfd[0].revents);
 	if (ret < 0) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
-			 ringcap_errmsg(prc->rc));
+			 rcap_errmsg(prc->rc));
 		return -1;
 	}
 	return ret;
@@ -502,7 +502,7 @@ static void rc_pcap_adapt(struct pcap_ringcap *prc)
 	if (n == prc->wm)
 		return;
 	/* Refused (it cannot be, in range), N stays where it was. */
-	if (ringcap_set_wakeup(prc->rc, n, RINGCAP_WAKEUP_KEEP))
+	if (rcap_set_wakeup(prc->rc, n, RINGCAP_WAKEUP_KEEP))
 		return;
 	if (rc_pcap_env_flag("RINGCAP_DEBUG"))
 		fprintf(stderr, "ringcap: %s: N=%u (was %u)\n",
@@ -535,14 +535,14 @@ static int rc_pcap_read(pcap_t *p, int max, pcap_handler cb, u_char *user)
 			 * the ring until then, and the callback reads them
 			 * in place.
 			 */
-			ringcap_release(prc->rc);
+			rcap_release(prc->rc);
 			prc->next = prc->count = 0;
-			ret = ringcap_recv_batch(prc->rc, prc->pkts,
+			ret = rcap_recv_batch(prc->rc, prc->pkts,
 						 RC_PCAP_BATCH);
 			if (ret < 0) {
 				snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 					 "ringcap: %s",
-					 ringcap_errmsg(prc->rc));
+					 rcap_errmsg(prc->rc));
 				return PCAP_ERROR;
 			}
 			prc->count = ret;
@@ -596,10 +596,10 @@ static int rc_pcap_refused(pcap_t *p, struct pcap_ringcap *prc, int size)
 {
 	struct ringcap_tx_stats st;
 
-	if (ringcap_tx_stats(prc->tx, &st)) {
+	if (rcap_tx_stats(prc->tx, &st)) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 			 "ringcap: %s did not send the %d-byte frame (%s)",
-			 prc->req.ifname, size, ringcap_errmsg(prc->tx));
+			 prc->req.ifname, size, rcap_errmsg(prc->tx));
 		return PCAP_ERROR;
 	}
 	if (st.refused_len != prc->tx_st.refused_len)
@@ -618,7 +618,7 @@ static int rc_pcap_refused(pcap_t *p, struct pcap_ringcap *prc, int size)
  * pcap_inject() is synchronous: the frame goes into the transmit ring
  * and the kernel is kicked at once, and the call returns once the
  * kernel is done with it. Where the ring is full, or the device's queue
- * is, libringcap's ringcap_tx_wait() kicks again at short intervals (a
+ * is, libringcap's rcap_tx_wait() kicks again at short intervals (a
  * full device queue wakes no poll()), for RC_PCAP_TX_PATIENCE_MS at
  * most.
  */
@@ -634,33 +634,33 @@ static int rc_pcap_tx_open(pcap_t *p, struct pcap_ringcap *prc)
 	struct ringcap *tx;
 	int err;
 
-	tx = ringcap_open();
+	tx = rcap_open();
 	if (!tx) {
 		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, errno,
 					  "ringcap: cannot send on %s: socket",
 					  prc->req.ifname);
 		return PCAP_ERROR;
 	}
-	if (ringcap_set_capture(tx, 0) ||
-	    ringcap_set_ring_size(tx, RINGCAP_RING_SIZE_MIN) ||
-	    ringcap_set_tx_ring(tx, RC_PCAP_TX_RING) ||
-	    ringcap_bind(tx, prc->req.ifname, prc->req.queue) ||
-	    ringcap_map(tx)) {
+	if (rcap_set_capture(tx, 0) ||
+	    rcap_set_ring_size(tx, RINGCAP_RING_SIZE_MIN) ||
+	    rcap_set_tx_ring(tx, RC_PCAP_TX_RING) ||
+	    rcap_bind(tx, prc->req.ifname, prc->req.queue) ||
+	    rcap_map(tx)) {
 		err = errno;
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
 			 "ringcap: cannot send on %s: %s%s", prc->req.ifname,
 			 err == ENOPROTOOPT ?
 			 "the loaded ringcap module has no transmit ring" :
-			 ringcap_errmsg(tx),
+			 rcap_errmsg(tx),
 			 err == ENOMEM || err == ENOBUFS ?
 			 " (for the 256 KiB transmit ring)" : "");
-		ringcap_close(tx);
+		rcap_close(tx);
 		return PCAP_ERROR;
 	}
 	prc->tx = tx;
 	if (rc_pcap_env_flag("RINGCAP_DEBUG"))
 		fprintf(stderr, "ringcap: %s: transmit socket opened, tx_ring=%u\n",
-			prc->req.ifname, ringcap_tx_hdr(tx)->data_size);
+			prc->req.ifname, rcap_tx_hdr(tx)->data_size);
 	return 0;
 }
 
@@ -674,8 +674,8 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 
 	if (!prc->tx && rc_pcap_tx_open(p, prc))
 		return PCAP_ERROR;
-	hdr = ringcap_tx_hdr(prc->tx);
-	max = ringcap_tx_frame_max(prc->tx);
+	hdr = rcap_tx_hdr(prc->tx);
+	max = rcap_tx_frame_max(prc->tx);
 	/* Said here in libpcap's terms (an int), before libringcap would. */
 	if (size < ETH_HLEN || (uint32_t)size > max) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE,
@@ -684,7 +684,7 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 		return PCAP_ERROR;
 	}
 	deadline = rc_pcap_now_ns() + RC_PCAP_TX_PATIENCE_MS * 1000000ULL;
-	while (ringcap_tx_put(prc->tx, buf, (uint32_t)size)) {
+	while (rcap_tx_put(prc->tx, buf, (uint32_t)size)) {
 		if (errno != EAGAIN)
 			goto fail;
 		if (!rc_pcap_ms_left(deadline)) {
@@ -693,13 +693,13 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 				 prc->req.ifname, RC_PCAP_TX_PATIENCE_MS);
 			return PCAP_ERROR;
 		}
-		if (ringcap_tx_wait(prc->tx, rc_pcap_ms_left(deadline)) < 0 &&
+		if (rcap_tx_wait(prc->tx, rc_pcap_ms_left(deadline)) < 0 &&
 		    errno != EINTR)
 			goto fail;
 	}
 	/* The kernel's mirror; it moves only in a kick of ours. */
 	refused = __atomic_load_n(&hdr->refused, __ATOMIC_ACQUIRE);
-	while ((ret = ringcap_tx_flush(prc->tx)) == 1) {
+	while ((ret = rcap_tx_flush(prc->tx)) == 1) {
 		if (!rc_pcap_ms_left(deadline)) {
 			/*
 			 * Published, it cannot be taken back: the next
@@ -711,7 +711,7 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 				 prc->req.ifname, RC_PCAP_TX_PATIENCE_MS);
 			return PCAP_ERROR;
 		}
-		if (ringcap_tx_wait(prc->tx, rc_pcap_ms_left(deadline)) < 0 &&
+		if (rcap_tx_wait(prc->tx, rc_pcap_ms_left(deadline)) < 0 &&
 		    errno != EINTR)
 			goto fail;
 	}
@@ -722,7 +722,7 @@ static int rc_pcap_inject(pcap_t *p, const void *buf, int size)
 	return size;
 fail:
 	snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
-		 ringcap_errmsg(prc->tx));
+		 rcap_errmsg(prc->tx));
 	return PCAP_ERROR;
 }
 
@@ -736,7 +736,7 @@ static int rc_pcap_setfilter(pcap_t *p, struct bpf_program *fp)
 		return PCAP_ERROR;
 	prog.len = p->fcode.bf_len;
 	prog.filter = (struct sock_filter *)p->fcode.bf_insns;
-	if (!ringcap_set_filter(prc->rc, &prog)) {
+	if (!rcap_set_filter(prc->rc, &prog)) {
 		prc->ufilter_always = 0;
 		prc->ufilter_until_empty = 1;
 		return 0;
@@ -746,11 +746,11 @@ static int rc_pcap_setfilter(pcap_t *p, struct bpf_program *fp)
 	 * filter: run it here, and take the old kernel filter off so it
 	 * does not hide frames the new one wants.
 	 */
-	ringcap_clear_filter(prc->rc);
+	rcap_clear_filter(prc->rc);
 	prc->ufilter_always = 1;
 	if (rc_pcap_env_flag("RINGCAP_DEBUG"))
 		fprintf(stderr, "ringcap: %s: filtering in user space (%s)\n",
-			prc->req.ifname, ringcap_errmsg(prc->rc));
+			prc->req.ifname, rcap_errmsg(prc->rc));
 	return 0;
 }
 
@@ -785,9 +785,9 @@ static int rc_pcap_stats(pcap_t *p, struct pcap_stat *ps)
 	struct pcap_ringcap *prc = p->priv;
 	struct ringcap_stats st;
 
-	if (ringcap_stats(prc->rc, &st)) {
+	if (rcap_stats(prc->rc, &st)) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
-			 ringcap_errmsg(prc->rc));
+			 rcap_errmsg(prc->rc));
 		return PCAP_ERROR;
 	}
 	/* u_int counters, as everywhere in libpcap: they wrap. */
@@ -816,10 +816,10 @@ static void rc_pcap_cleanup(pcap_t *p)
 		close(prc->wake_fd);
 	prc->wake_fd = -1;
 	if (prc->tx)
-		ringcap_close(prc->tx);
+		rcap_close(prc->tx);
 	prc->tx = NULL;
-	/* ringcap_close() owns the socket: keep the common code off it. */
-	ringcap_close(prc->rc);
+	/* rcap_close() owns the socket: keep the common code off it. */
+	rcap_close(prc->rc);
 	prc->rc = NULL;
 	p->fd = -1;
 	p->selectable_fd = -1;
@@ -872,16 +872,16 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 		while (max && ring > max && ring > RINGCAP_RING_SIZE_MIN)
 			ring >>= 1;
 	}
-	if (ring && ringcap_set_ring_size(rc, rc_pcap_pow2(ring)))
+	if (ring && rcap_set_ring_size(rc, rc_pcap_pow2(ring)))
 		return -1;
 	/* The module refuses a snaplen whose records its ring cannot hold. */
-	if (ringcap_get_ring_size(rc, &size))
+	if (rcap_get_ring_size(rc, &size))
 		return -1;
 	snap = RINGCAP_SNAPLEN_FOR_RING(size);
 	if (p->snapshot > 0 && (uint32_t)p->snapshot < snap)
 		snap = p->snapshot;
-	if (ringcap_set_snaplen(rc, snap) ||
-	    ringcap_set_promisc(rc, p->opt.promisc))
+	if (rcap_set_snaplen(rc, snap) ||
+	    rcap_set_promisc(rc, p->opt.promisc))
 		return -1;
 	prc->wm_max = 0;
 	if (p->opt.immediate) {
@@ -891,7 +891,7 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 		wm = rc_pcap_env_num("RINGCAP_WATERMARK", 0);
 		if (!wm) {
 			/* Adaptive: from the floor, up to a quarter ring. */
-			prc->wm_max = ringcap_batch_watermark(size, snap);
+			prc->wm_max = rcap_batch_watermark(size, snap);
 			prc->wm_min = prc->wm_max < RC_PCAP_WM_FLOOR ?
 				      prc->wm_max : RC_PCAP_WM_FLOOR;
 			wm = prc->wm_min;
@@ -908,24 +908,24 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 			    (uint32_t)p->opt.timeout * 1000 :
 			    RINGCAP_TIMEOUT_US_MAX;
 	}
-	if (ringcap_set_wakeup(rc, wm, m))
+	if (rcap_set_wakeup(rc, wm, m))
 		return -1;
 	/* The module takes members, and zero-copy, only before bind. */
 	if (prc->req.cluster_id &&
-	    ringcap_set_cluster(rc, prc->req.cluster_id,
+	    rcap_set_cluster(rc, prc->req.cluster_id,
 				prc->req.cluster_policy))
 		return -1;
-	if (prc->req.zerocopy && ringcap_set_zerocopy(rc, 1))
+	if (prc->req.zerocopy && rcap_set_zerocopy(rc, 1))
 		return -1;
-	if (ringcap_bind(rc, prc->req.ifname, prc->req.queue) ||
-	    ringcap_map(rc))
+	if (rcap_bind(rc, prc->req.ifname, prc->req.queue) ||
+	    rcap_map(rc))
 		return -1;
 	/*
-	 * ringcap_map() may have lowered N for zero-copy: ask, and keep an
+	 * rcap_map() may have lowered N for zero-copy: ask, and keep an
 	 * adaptive N within what it allows.
 	 */
 	len = sizeof(n);
-	if (!getsockopt(ringcap_fd(rc), SOL_RINGCAP, RINGCAP_WATERMARK, &n,
+	if (!getsockopt(rcap_fd(rc), SOL_RINGCAP, RINGCAP_WATERMARK, &n,
 			&len) && n < wm) {
 		wm = n;
 		if (prc->wm_max)
@@ -944,11 +944,11 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 			"ringcap: %s queue %d cluster %u:%s: N=%lu%s m=%s%u us ring=%u snaplen=%u zerocopy=%s tx_ring=0 (opened by the first inject)\n",
 			prc->req.ifname, prc->req.queue, prc->req.cluster_id,
 			prc->req.cluster_id ?
-			ringcap_cluster_policy_name(prc->req.cluster_policy) :
+			rcap_cluster_policy_name(prc->req.cluster_policy) :
 			"-", wm, adaptive,
 			m == RINGCAP_WAKEUP_KEEP ? "default/" : "",
 			m == RINGCAP_WAKEUP_KEEP ? 0 : m,
-			ringcap_hdr(rc)->data_size, snap,
+			rcap_hdr(rc)->data_size, snap,
 			prc->req.zerocopy ? "yes" : "no");
 	}
 	return 0;
@@ -963,9 +963,9 @@ static void rc_pcap_setup_error(pcap_t *p, struct pcap_ringcap *prc, int err)
 	uint32_t size = 0;
 
 	if ((err != ENOMEM && err != ENOBUFS) ||
-	    ringcap_get_ring_size(prc->rc, &size)) {
+	    rcap_get_ring_size(prc->rc, &size)) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
-			 ringcap_errmsg(prc->rc));
+			 rcap_errmsg(prc->rc));
 		return;
 	}
 	if (err == ENOMEM)
@@ -1020,7 +1020,7 @@ static int rc_pcap_activate(pcap_t *p)
 				    "ringcap: no such device: %s", prc->req.ifname);
 
 	p->snapshot = pcap_adjust_snapshot(DLT_EN10MB, p->snapshot);
-	prc->rc = ringcap_open();
+	prc->rc = rcap_open();
 	if (!prc->rc) {
 		err = errno;
 		pcap_fmt_errmsg_for_errno(p->errbuf, PCAP_ERRBUF_SIZE, err,
@@ -1054,7 +1054,7 @@ static int rc_pcap_activate(pcap_t *p)
 		goto fail;
 	}
 	p->linktype = DLT_EN10MB;
-	p->fd = ringcap_fd(prc->rc);
+	p->fd = rcap_fd(prc->rc);
 	p->selectable_fd = p->fd;
 	prc->nonblock = p->opt.nonblock;
 	prc->poll_ms = p->opt.timeout > 0 ? p->opt.timeout : -1;
@@ -1096,7 +1096,7 @@ static int rc_pcap_claim(const char *device, struct rc_pcap_req *req,
 		name += strlen(RC_PCAP_PREFIX);
 		req->by_name = 1;
 	}
-	if (ringcap_parse_spec(name, req->ifname, IFNAMSIZ, &req->queue))
+	if (rcap_parse_spec(name, req->ifname, IFNAMSIZ, &req->queue))
 		return 0;
 	if (req->queue >= 0 || strchr(name, '@'))
 		req->by_name = 1;

@@ -46,26 +46,26 @@ static struct {
 	int promisc, queue, filter_refuse, filter_attached;
 	char ifname[32];
 	struct ringcap_stats st;
-	int binds;		/* ringcap_bind() calls */
+	int binds;		/* rcap_bind() calls */
 	/* The last RINGCAP_CLUSTER setsockopt, and binds before it. */
 	struct ringcap_cluster cl;
 	int cl_binds;
 	int cl_errno;		/* refuse the next join with this */
-	int zerocopy;		/* ringcap_set_zerocopy() asked for it */
+	int zerocopy;		/* rcap_set_zerocopy() asked for it */
 	int zc_binds;		/* binds before it */
 	int bind_errno;		/* refuse the next bind with this */
 	uint32_t tx_ring;	/* RINGCAP_TX_RING_SIZE asked for */
 	int tx_binds;		/* binds before it */
 	int tx_errno;		/* refuse the next RINGCAP_TX_RING_SIZE */
 	int tx_nobufs;		/* refuse the next bind with a transmit ring */
-	int capture_off;	/* ringcap_set_capture(rc, 0) on the last socket */
-	int wm_sets;		/* ringcap_set_wakeup() calls */
+	int capture_off;	/* rcap_set_capture(rc, 0) on the last socket */
+	int wm_sets;		/* rcap_set_wakeup() calls */
 	int kick_errno;		/* refuse the next kick with this */
 } k;
 
 /* ---- the kernel side of libringcap, faked ---- */
 
-struct ringcap *ringcap_open(void)
+struct ringcap *rcap_open(void)
 {
 	/* One ring for the whole run; each handle starts where it is. */
 	if (!fake_ready) {
@@ -86,37 +86,37 @@ struct ringcap *ringcap_open(void)
 	return fr.rc;
 }
 
-void ringcap_close(struct ringcap *rc) { (void)rc; }
-int ringcap_fd(const struct ringcap *rc) { return rc->fd; }
-const struct ringcap_ring_hdr *ringcap_hdr(const struct ringcap *rc)
+void rcap_close(struct ringcap *rc) { (void)rc; }
+int rcap_fd(const struct ringcap *rc) { return rc->fd; }
+const struct ringcap_ring_hdr *rcap_hdr(const struct ringcap *rc)
 {
 	return rc->hdr;
 }
-int ringcap_set_ring_size(struct ringcap *rc, uint32_t v)
+int rcap_set_ring_size(struct ringcap *rc, uint32_t v)
 {
 	(void)rc;
 	k.ring_size = v;
 	return 0;
 }
-int ringcap_get_ring_size(struct ringcap *rc, uint32_t *v)
+int rcap_get_ring_size(struct ringcap *rc, uint32_t *v)
 {
 	(void)rc;
 	*v = k.ring_size ? k.ring_size : 1 << 20;	/* the module default */
 	return 0;
 }
-int ringcap_set_snaplen(struct ringcap *rc, uint32_t v)
+int rcap_set_snaplen(struct ringcap *rc, uint32_t v)
 {
 	(void)rc;
 	k.snaplen = v;
 	return 0;
 }
-int ringcap_set_promisc(struct ringcap *rc, int on)
+int rcap_set_promisc(struct ringcap *rc, int on)
 {
 	(void)rc;
 	k.promisc = on;
 	return 0;
 }
-int ringcap_set_wakeup(struct ringcap *rc, uint32_t n, uint32_t m)
+int rcap_set_wakeup(struct ringcap *rc, uint32_t n, uint32_t m)
 {
 	(void)rc;
 	if (n != RINGCAP_WAKEUP_KEEP)
@@ -126,7 +126,7 @@ int ringcap_set_wakeup(struct ringcap *rc, uint32_t n, uint32_t m)
 	k.wm_sets++;
 	return 0;
 }
-int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog)
+int rcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog)
 {
 	(void)prog;
 	if (k.filter_refuse)
@@ -134,26 +134,26 @@ int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog)
 	k.filter_attached = 1;
 	return 0;
 }
-int ringcap_clear_filter(struct ringcap *rc)
+int rcap_clear_filter(struct ringcap *rc)
 {
 	(void)rc;
 	k.filter_attached = 0;
 	return 0;
 }
-int ringcap_set_zerocopy(struct ringcap *rc, int on)
+int rcap_set_zerocopy(struct ringcap *rc, int on)
 {
 	(void)rc;
 	k.zerocopy = on;
 	k.zc_binds = k.binds;
 	return 0;
 }
-int ringcap_set_capture(struct ringcap *rc, int on)
+int rcap_set_capture(struct ringcap *rc, int on)
 {
 	(void)rc;
 	k.capture_off = !on;
 	return 0;
 }
-int ringcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
+int rcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
 {
 	int err = k.tx_errno;
 
@@ -167,7 +167,7 @@ int ringcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
 	rc->tx_ring_size = bytes;
 	return 0;
 }
-int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
+int rcap_bind(struct ringcap *rc, const char *ifname, int queue)
 {
 	int err = k.bind_errno;
 
@@ -205,7 +205,7 @@ static void tx_frame(void *arg, const uint8_t *f, uint32_t len)
 }
 
 /* The receive ring is there already; a transmit ring if one was asked. */
-int ringcap_map(struct ringcap *rc)
+int rcap_map(struct ringcap *rc)
 {
 	if (!k.tx_ring || ftx_ready)
 		return 0;
@@ -214,13 +214,13 @@ int ringcap_map(struct ringcap *rc)
 	ftx_ready = 1;
 	return 0;
 }
-int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st)
+int rcap_stats(struct ringcap *rc, struct ringcap_stats *st)
 {
 	(void)rc;
 	*st = k.st;
 	return 0;
 }
-int ringcap_parse_spec(const char *spec, char *ifname, size_t len, int *queue)
+int rcap_parse_spec(const char *spec, char *ifname, size_t len, int *queue)
 {
 	const char *at = strrchr(spec, '@');
 	size_t n = at ? (size_t)(at - spec) : strlen(spec);
@@ -335,7 +335,7 @@ ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 	return 0;
 }
 
-/* libringcap's real ringcap_set_cluster() ends here. */
+/* libringcap's real rcap_set_cluster() ends here. */
 int setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
 	if (fd == fr.rc->fd && level == SOL_RINGCAP &&
@@ -644,7 +644,7 @@ static void test_zerocopy_read(void)
 	setenv("RINGCAP_ZEROCOPY", "1", 1);
 	p = open_dev("lo@1", 0, 0);
 	unsetenv("RINGCAP_ZEROCOPY");
-	/* What ringcap_map() would attach for the socket's 4 buffers. */
+	/* What rcap_map() would attach for the socket's 4 buffers. */
 	fake_ring_zc(&fr, 4, 2048);
 	fake_ring_put_zc(&fr, 2048, 60, 40);
 	fake_ring_put_zc(&fr, 0, 100, 41);
@@ -1015,33 +1015,33 @@ int main(void)
 	/* libringcap's own wait decodes it in the same place. */
 	kp.calls = 0;
 	errno = 0;
-	ret = ringcap_wait(fr.rc, 0);
+	ret = rcap_wait(fr.rc, 0);
 	ok(ret == -1 && errno == ENODEV && kp.calls == 1,
-	  "ringcap_wait: one poll(), the same ENODEV (ret %d, %s)", ret,
+	  "rcap_wait: one poll(), the same ENODEV (ret %d, %s)", ret,
 	  strerror(errno));
 	kp.gone = 0;
 	pcap_close(p);
 
-	/* ringcap_poll_result() alone, on a fresh handle. */
-	ringcap_open();
-	ok(ringcap_poll_result(fr.rc, 0) == 0 &&
-	  ringcap_poll_result(fr.rc, POLLOUT) == 0 &&
-	  ringcap_poll_result(fr.rc, POLLIN | POLLERR) == 1,
+	/* rcap_poll_result() alone, on a fresh handle. */
+	rcap_open();
+	ok(rcap_poll_result(fr.rc, 0) == 0 &&
+	  rcap_poll_result(fr.rc, POLLOUT) == 0 &&
+	  rcap_poll_result(fr.rc, POLLIN | POLLERR) == 1,
 	  "poll result: nothing is 0, readable wins over POLLERR");
 	errno = 0;
-	ret = ringcap_poll_result(fr.rc, POLLNVAL);
+	ret = rcap_poll_result(fr.rc, POLLNVAL);
 	ok(ret == -1 && errno == EBADF, "poll result: POLLNVAL is EBADF");
 	kp.sk_err = ENETDOWN;
-	ret = ringcap_poll_result(fr.rc, POLLERR);
+	ret = rcap_poll_result(fr.rc, POLLERR);
 	ok(ret == -1 && errno == ENETDOWN &&
-	  !strcmp(ringcap_errmsg(fr.rc), "socket error: Network is down"),
+	  !strcmp(rcap_errmsg(fr.rc), "socket error: Network is down"),
 	  "poll result: POLLERR is SO_ERROR's errno (%s)",
-	  ringcap_errmsg(fr.rc));
-	ringcap_open();
-	ret = ringcap_poll_result(fr.rc, POLLHUP);
+	  rcap_errmsg(fr.rc));
+	rcap_open();
+	ret = rcap_poll_result(fr.rc, POLLHUP);
 	ok(ret == -1 && errno == EIO,
 	  "poll result: POLLHUP, no socket error: EIO (%s)",
-	  ringcap_errmsg(fr.rc));
+	  rcap_errmsg(fr.rc));
 
 	p = open_dev("ringcap:lo@1", 1, 1);
 	ok(k.queue == 1 && k.watermark == 1, "lo@1: queue 1; immediate: N=1");

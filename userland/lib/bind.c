@@ -49,7 +49,7 @@ static int rc_parse_queue(const char *s, int *queue)
 	return 0;
 }
 
-int ringcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
+int rcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
 		       int *queue)
 {
 	const char *at;
@@ -119,7 +119,7 @@ static int rc_zc_bind_fail(struct ringcap *rc, int err, const char *ifname,
 	return 0;
 }
 
-int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
+int rcap_bind(struct ringcap *rc, const char *ifname, int queue)
 {
 	struct sockaddr_ringcap addr;
 	unsigned int ifindex;
@@ -139,7 +139,7 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 	/* The kernel says only EINVAL to this one too. */
 	if (rc->zerocopy && rc->no_capture)
 		return rc_fail(rc, EINVAL,
-			       "zero-copy receive needs a capturing socket, but capture is off (ringcap_set_capture(rc, 0))");
+			       "zero-copy receive needs a capturing socket, but capture is off (rcap_set_capture(rc, 0))");
 	ifindex = if_nametoindex(ifname);
 	if (!ifindex)
 		return rc_fail(rc, ENODEV, "no such device: %s", ifname);
@@ -183,14 +183,19 @@ int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
 		       queue, strerror(errno), why);
 }
 
-int ringcap_bind_spec(struct ringcap *rc, const char *spec)
+int rcap_bind_spec(struct ringcap *rc, const char *spec)
 {
 	char ifname[IFNAMSIZ];
 	int queue;
 
-	if (ringcap_parse_spec(spec, ifname, sizeof(ifname), &queue))
+	if (rcap_parse_spec(spec, ifname, sizeof(ifname), &queue))
 		return rc_fail(rc, EINVAL,
 			       "bad device \"%s\": expected DEV or DEV@QUEUE",
 			       spec ? spec : "(null)");
-	return ringcap_bind(rc, ifname, queue);
+	return rcap_bind(rc, ifname, queue);
 }
+
+/* The names before libringcap 1.2 (libringcap.h). */
+RC_OLD_NAME(bind);
+RC_OLD_NAME(bind_spec);
+RC_OLD_NAME(parse_spec);

@@ -17,12 +17,12 @@ static const char *const rc_policies[] = {
 
 #define RC_NR_POLICIES	(sizeof(rc_policies) / sizeof(rc_policies[0]))
 
-const char *ringcap_cluster_policy_name(uint32_t policy)
+const char *rcap_cluster_policy_name(uint32_t policy)
 {
 	return policy < RC_NR_POLICIES ? rc_policies[policy] : NULL;
 }
 
-int ringcap_parse_cluster(const char *spec, uint32_t *id, uint32_t *policy)
+int rcap_parse_cluster(const char *spec, uint32_t *id, uint32_t *policy)
 {
 	unsigned long long val = 0;
 	const char *s = spec;
@@ -56,12 +56,12 @@ inval:
 	return -1;
 }
 
-int ringcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy)
+int rcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy)
 {
 	struct ringcap_cluster cl = { .id = id, .policy = policy };
 	const char *why = "";
 
-	if (!id || !ringcap_cluster_policy_name(policy))
+	if (!id || !rcap_cluster_policy_name(policy))
 		return rc_fail(rc, EINVAL,
 			       "bad cluster %u policy %u (id 1..%u; flow, rr or queue)",
 			       id, policy, UINT32_MAX);
@@ -76,5 +76,10 @@ int ringcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy)
 	else if (errno == ENOPROTOOPT || errno == EINVAL)
 		why = " (the loaded module does not know clusters or this policy)";
 	return rc_fail(rc, errno, "joining cluster %u:%s: %s%s", id,
-		       ringcap_cluster_policy_name(policy), strerror(errno), why);
+		       rcap_cluster_policy_name(policy), strerror(errno), why);
 }
+
+/* The names before libringcap 1.2 (libringcap.h). */
+RC_OLD_NAME(cluster_policy_name);
+RC_OLD_NAME(parse_cluster);
+RC_OLD_NAME(set_cluster);

@@ -22,9 +22,12 @@ int rc_fail(struct ringcap *rc, int err, const char *fmt, ...)
 	return -1;
 }
 
-const char *ringcap_errmsg(const struct ringcap *rc)
+const char *rcap_errmsg(const struct ringcap *rc)
 {
 	if (!rc)
 		return "no ringcap handle";
 	return rc->errmsg[0] ? rc->errmsg : "no error";
 }
+
+/* The names before libringcap 1.2 (libringcap.h). */
+RC_OLD_NAME(errmsg);

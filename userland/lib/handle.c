@@ -16,7 +16,7 @@
 
 #define RC_FAMILY_PARAM	"/sys/module/ringcap/parameters/family"
 
-int ringcap_family(void)
+int rcap_family(void)
 {
 	char buf[32], *end;
 	long val;
@@ -42,12 +42,12 @@ int ringcap_family(void)
 	return (int)val;
 }
 
-struct ringcap *ringcap_open(void)
+struct ringcap *rcap_open(void)
 {
 	struct ringcap *rc;
 	int family, err;
 
-	family = ringcap_family();
+	family = rcap_family();
 	if (family < 0) {
 		errno = EAFNOSUPPORT;
 		return NULL;
@@ -66,7 +66,7 @@ struct ringcap *ringcap_open(void)
 	return rc;
 }
 
-void ringcap_close(struct ringcap *rc)
+void rcap_close(struct ringcap *rc)
 {
 	int err = errno;
 
@@ -90,7 +90,13 @@ void ringcap_close(struct ringcap *rc)
 	errno = err;
 }
 
-int ringcap_fd(const struct ringcap *rc)
+int rcap_fd(const struct ringcap *rc)
 {
 	return rc->fd;
 }
+
+/* The names before libringcap 1.2 (libringcap.h). */
+RC_OLD_NAME(close);
+RC_OLD_NAME(family);
+RC_OLD_NAME(fd);
+RC_OLD_NAME(open);

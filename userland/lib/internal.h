@@ -9,9 +9,18 @@
 
 #include <stddef.h>
 #include <stdint.h>
+/* The library defines the old names as aliases instead (RC_OLD_NAME). */
+#define LIBRINGCAP_NO_OLD_NAMES
 #include "libringcap.h"
 
 #define RC_ERRMSG_LEN	256
+
+/*
+ * ringcap_NAME, the name before libringcap 1.2, as an alias of rcap_NAME:
+ * written once after the file's functions, so the two stay one symbol.
+ */
+#define RC_OLD_NAME(n)	\
+	extern __typeof__(rcap_##n) ringcap_##n __attribute__((alias("rcap_" #n)))
 
 struct ringcap {
 	int fd;
@@ -35,8 +44,8 @@ struct ringcap {
 	const uint8_t *zc_bufs;
 	uint64_t zc_size;
 	/*
-	 * Private read position: where the next ringcap_recv_batch() starts.
-	 * It runs ahead of hdr->consumer until ringcap_release() publishes
+	 * Private read position: where the next rcap_recv_batch() starts.
+	 * It runs ahead of hdr->consumer until rcap_release() publishes
 	 * it, so frames handed out stay valid until then.
 	 */
 	uint64_t cursor;
@@ -50,11 +59,11 @@ struct ringcap {
 	int zerocopy;
 	int cluster;
 	int bound;
-	/* ringcap_set_capture(rc, 0): a transmit-only socket (no XDP). */
+	/* rcap_set_capture(rc, 0): a transmit-only socket (no XDP). */
 	int no_capture;
 	/*
-	 * The transmit ring, asked for with ringcap_set_tx_ring() and
-	 * mapped by ringcap_map(). hdr->producer is ours and
+	 * The transmit ring, asked for with rcap_set_tx_ring() and
+	 * mapped by rcap_map(). hdr->producer is ours and
 	 * hdr->completion the kernel's, both accessed only with __atomic
 	 * builtins. Its geometry is the checked copy taken when it was
 	 * mapped, never the shared header's values of the moment, which

@@ -5,45 +5,45 @@
  *
  * Typical use:
  *
- *	struct ringcap *rc = ringcap_open();
- *	ringcap_set_wakeup(rc, 64, 1000);		// optional
- *	ringcap_set_zerocopy(rc, 1);			// optional
- *	ringcap_bind_spec(rc, "eth0@1");		// or "eth0" for all queues
- *	ringcap_map(rc);				// mmap + ABI check
+ *	struct ringcap *rc = rcap_open();
+ *	rcap_set_wakeup(rc, 64, 1000);		// optional
+ *	rcap_set_zerocopy(rc, 1);			// optional
+ *	rcap_bind_spec(rc, "eth0@1");		// or "eth0" for all queues
+ *	rcap_map(rc);				// mmap + ABI check
  *	for (;;) {
  *		struct ringcap_pkt pkts[64];
- *		int n = ringcap_recv_batch(rc, pkts, 64);	// no copy
- *		if (n == 0) { ringcap_wait(rc, -1); continue; }
+ *		int n = rcap_recv_batch(rc, pkts, 64);	// no copy
+ *		if (n == 0) { rcap_wait(rc, -1); continue; }
  *		...use pkts[i].rec / pkts[i].data...
- *		ringcap_release(rc);			// hand the space back
+ *		rcap_release(rc);			// hand the space back
  *	}
- *	ringcap_close(rc);
+ *	rcap_close(rc);
  *
- * Wait with ringcap_wait() (or poll() the fd) whenever recv_batch finds
+ * Wait with rcap_wait() (or poll() the fd) whenever recv_batch finds
  * nothing: in zero-copy mode that is what makes the driver fetch new
- * frames at all (see ringcap_set_zerocopy()).
+ * frames at all (see rcap_set_zerocopy()).
  *
  * Sending, through a transmit ring (see "Transmit ring" below):
  *
- *	struct ringcap *rc = ringcap_open();
- *	ringcap_set_capture(rc, 0);			// transmit only
- *	ringcap_set_tx_ring(rc, 4 << 20);		// before bind
- *	ringcap_bind(rc, "eth0", -1);
- *	ringcap_map(rc);				// maps both rings
+ *	struct ringcap *rc = rcap_open();
+ *	rcap_set_capture(rc, 0);			// transmit only
+ *	rcap_set_tx_ring(rc, 4 << 20);		// before bind
+ *	rcap_bind(rc, "eth0", -1);
+ *	rcap_map(rc);				// maps both rings
  *	for (each frame) {
- *		while (ringcap_tx_put(rc, frame, len)) {	// a copy
+ *		while (rcap_tx_put(rc, frame, len)) {	// a copy
  *			if (errno != EAGAIN) fail;
- *			ringcap_tx_wait(rc, 100);	// sends, waits for room
+ *			rcap_tx_wait(rc, 100);	// sends, waits for room
  *		}
- *		if (++n % 64 == 0) ringcap_tx_flush(rc);	// sends
+ *		if (++n % 64 == 0) rcap_tx_flush(rc);	// sends
  *	}
- *	while (ringcap_tx_flush(rc) == 1)		// until all is out
- *		ringcap_tx_wait(rc, 100);
- *	ringcap_close(rc);
+ *	while (rcap_tx_flush(rc) == 1)		// until all is out
+ *		rcap_tx_wait(rc, 100);
+ *	rcap_close(rc);
  *
  * Every function that can fail returns -1 (or NULL) with errno set, and
- * leaves a human-readable reason in ringcap_errmsg(rc) (or, for
- * ringcap_open(), in errno only).
+ * leaves a human-readable reason in rcap_errmsg(rc) (or, for
+ * rcap_open(), in errno only).
  */
 #ifndef LIBRINGCAP_H
 #define LIBRINGCAP_H
@@ -60,7 +60,7 @@ extern "C" {
 struct ringcap;
 
 /*
- * One frame, pointing into the mapped ring (valid until ringcap_release).
+ * One frame, pointing into the mapped ring (valid until rcap_release).
  * data is where the frame is: right after rec in copy mode, in the NIC's
  * buffer (read-only) when rec->flags has RINGCAP_REC_ZC. Use data, never
  * rec + 1.
@@ -71,42 +71,42 @@ struct ringcap_pkt {
 };
 
 /* Live family number from /sys/module/ringcap/parameters/family, or -1. */
-int ringcap_family(void);
+int rcap_family(void);
 
 /* Socket with no ring yet. NULL with errno (EAFNOSUPPORT: not loaded). */
-struct ringcap *ringcap_open(void);
-void ringcap_close(struct ringcap *rc);
-int ringcap_fd(const struct ringcap *rc);
-const char *ringcap_errmsg(const struct ringcap *rc);
+struct ringcap *rcap_open(void);
+void rcap_close(struct ringcap *rc);
+int rcap_fd(const struct ringcap *rc);
+const char *rcap_errmsg(const struct ringcap *rc);
 
 /* Options; see the ABI header for ranges. Ring size and promisc before bind. */
-int ringcap_set_ring_size(struct ringcap *rc, uint32_t bytes);
-int ringcap_get_ring_size(struct ringcap *rc, uint32_t *bytes);
+int rcap_set_ring_size(struct ringcap *rc, uint32_t bytes);
+int rcap_get_ring_size(struct ringcap *rc, uint32_t *bytes);
 /* At most RINGCAP_SNAPLEN_FOR_RING(ring size): EINVAL beyond. */
-int ringcap_set_snaplen(struct ringcap *rc, uint32_t snaplen);
-int ringcap_set_promisc(struct ringcap *rc, int on);
+int rcap_set_snaplen(struct ringcap *rc, uint32_t snaplen);
+int rcap_set_promisc(struct ringcap *rc, int on);
 /*
  * Zero-copy receive (on != 0), before bind: the socket takes one RX queue
  * of a device whose driver offers it (ringcap_e1000e) for itself, and
- * reads frames in the NIC's own receive buffers, which ringcap_map() maps
- * read-only next to the ring. ringcap_bind() must then name one queue
+ * reads frames in the NIC's own receive buffers, which rcap_map() maps
+ * read-only next to the ring. rcap_bind() must then name one queue
  * (DEV@Q); it fails with EOPNOTSUPP on other drivers, EINVAL for all
  * queues or with a cluster, EBUSY when another socket has the queue,
  * ENETDOWN while the device is down, each with a message that says so.
  *
- * A frame's buffer is the reader's until ringcap_release() passes it; a
+ * A frame's buffer is the reader's until rcap_release() passes it; a
  * reader that holds them all makes the NIC drop (nic_dropped). The driver
  * fetches new frames and re-arms buffers only when the reader polls and
- * finds nothing to read: call ringcap_wait() (or poll() the fd) each time
- * ringcap_recv_batch() returns 0, after releasing, or nothing more comes.
- * As the NIC's buffers, not the ring, run out first, ringcap_map() lowers
+ * finds nothing to read: call rcap_wait() (or poll() the fd) each time
+ * rcap_recv_batch() returns 0, after releasing, or nothing more comes.
+ * As the NIC's buffers, not the ring, run out first, rcap_map() lowers
  * a watermark above a quarter of them (hdr->zc_nr_bufs / 4) to that; one
- * set after ringcap_map() stands.
+ * set after rcap_map() stands.
  */
-int ringcap_set_zerocopy(struct ringcap *rc, int on);
+int rcap_set_zerocopy(struct ringcap *rc, int on);
 /* Either value may be RINGCAP_WAKEUP_KEEP to leave that half unchanged. */
 #define RINGCAP_WAKEUP_KEEP	UINT32_MAX
-int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
+int rcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
 		       uint32_t timeout_us);
 /*
  * A watermark for readers that want throughput rather than latency: the
@@ -121,39 +121,39 @@ int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
  * at once, and the timeout bounds how long a frame waits when traffic is
  * slow, so pair it with one.
  */
-uint32_t ringcap_batch_watermark(uint32_t data_size, uint32_t snaplen);
+uint32_t rcap_batch_watermark(uint32_t data_size, uint32_t snaplen);
 /*
  * Join cluster id (1..UINT32_MAX) with policy RINGCAP_CLUSTER_FLOW, _RR or
  * _QUEUE, before bind; members share the device's frames (the ABI header
  * says how). bind fails with EEXIST if the cluster exists there with
  * another policy or queue.
  */
-int ringcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy);
+int rcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy);
 /*
  * Parse "ID" or "ID:POLICY" (POLICY flow, rr or queue; flow when left out;
  * ID 1..4294967295). 0, or -1 with errno EINVAL.
  */
-int ringcap_parse_cluster(const char *spec, uint32_t *id, uint32_t *policy);
+int rcap_parse_cluster(const char *spec, uint32_t *id, uint32_t *policy);
 /* "flow", "rr", "queue", or NULL for an unknown policy. */
-const char *ringcap_cluster_policy_name(uint32_t policy);
-int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog);
-int ringcap_clear_filter(struct ringcap *rc);
+const char *rcap_cluster_policy_name(uint32_t policy);
+int rcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog);
+int rcap_clear_filter(struct ringcap *rc);
 
 /* queue: RX queue index, or -1 for all queues. */
-int ringcap_bind(struct ringcap *rc, const char *ifname, int queue);
+int rcap_bind(struct ringcap *rc, const char *ifname, int queue);
 /* "eth0" (all queues) or "eth0@1" (queue 1). */
-int ringcap_bind_spec(struct ringcap *rc, const char *spec);
+int rcap_bind_spec(struct ringcap *rc, const char *spec);
 /* Parse a spec without binding; queue gets -1 for all. 0 or -1 (EINVAL). */
-int ringcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
+int rcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
 		       int *queue);
 
 /*
  * Which path feeds the bound device (struct ringcap_path in the ABI
  * header): the mode 0 hook, an aware driver, XDP, or the queue's own
- * buffers (zero-copy). ringcap_bind() on a device with native XDP in mode
+ * buffers (zero-copy). rcap_bind() on a device with native XDP in mode
  * 2, and in mode 1 where the module has its kfunc, attaches ringcap's XDP
  * program (needs CAP_NET_ADMIN and CAP_BPF); where it cannot, the device
- * keeps the mode 0 hook and the path says why. ringcap_path_name() gives
+ * keeps the mode 0 hook and the path says why. rcap_path_name() gives
  * the name /proc/net/ringcap shows: "xdp-copy" (the kfunc copies),
  * "xdp-redirect" (the fallback without it, RINGCAP_XDP=redirect),
  * "aware", "zerocopy", "hook", "hook:no-native-xdp", "hook:no-program",
@@ -162,27 +162,27 @@ int ringcap_parse_spec(const char *spec, char *ifname, size_t ifname_len,
  * socket bound without CAP_NET_ADMIN takes no frame from the stack and
  * its path ends in ":pass" ("aware:pass", "xdp-copy:pass", "hook:pass").
  */
-int ringcap_path(struct ringcap *rc, struct ringcap_path *path);
-const char *ringcap_path_name(const struct ringcap_path *path);
+int rcap_path(struct ringcap *rc, struct ringcap_path *path);
+const char *rcap_path_name(const struct ringcap_path *path);
 
 /*
  * mmap the ring, and for a zero-copy socket (hdr->zc_mmap_size != 0) the
  * NIC's buffers read-only; fails with EPROTO on a magic or ABI version
- * mismatch or a geometry that does not add up. ringcap_close() unmaps.
+ * mismatch or a geometry that does not add up. rcap_close() unmaps.
  */
-int ringcap_map(struct ringcap *rc);
-const struct ringcap_ring_hdr *ringcap_hdr(const struct ringcap *rc);
+int rcap_map(struct ringcap *rc);
+const struct ringcap_ring_hdr *rcap_hdr(const struct ringcap *rc);
 
 /*
  * Up to max frames starting at the current read position, without copying.
  * Repeated calls continue after the last frame returned. Returns the count
  * (0: nothing ready) or -1 (EIO: a corrupt record, including a zero-copy
  * one whose zc_offset + caplen lies beyond the mapped buffers). On 0,
- * release and ringcap_wait(): a zero-copy socket gets new frames only then.
+ * release and rcap_wait(): a zero-copy socket gets new frames only then.
  */
-int ringcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max);
+int rcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max);
 /* Give every frame returned so far back to the kernel. */
-void ringcap_release(struct ringcap *rc);
+void rcap_release(struct ringcap *rc);
 
 /*
  * poll() for readiness under the socket's wake-up policy (in zero-copy
@@ -191,64 +191,64 @@ void ringcap_release(struct ringcap *rc);
  * -1 on error: errno from SO_ERROR (ENODEV once the device is gone, kept
  * on later calls), EIO when the kernel refused the consumer position,
  * EINTR on a signal. Frames still readable are reported before an error.
- * The same as ringcap_poll_result() on the revents of one poll().
+ * The same as rcap_poll_result() on the revents of one poll().
  */
-int ringcap_wait(struct ringcap *rc, int timeout_ms);
+int rcap_wait(struct ringcap *rc, int timeout_ms);
 
 /*
  * Decode the revents that the caller's own poll() returned for
- * ringcap_fd(rc), polled for POLLIN alongside the caller's other fds, so
+ * rcap_fd(rc), polled for POLLIN alongside the caller's other fds, so
  * that a wake-up costs one poll(). 1 readable, 0 nothing yet, -1 with
- * errno and ringcap_errmsg() as ringcap_wait() gives them: POLLERR and
+ * errno and rcap_errmsg() as rcap_wait() gives them: POLLERR and
  * POLLHUP become the socket's error (read with SO_ERROR, no second poll),
- * POLLNVAL is EBADF. POLLIN wins over an error, as in ringcap_wait().
+ * POLLNVAL is EBADF. POLLIN wins over an error, as in rcap_wait().
  */
-int ringcap_poll_result(struct ringcap *rc, short revents);
+int rcap_poll_result(struct ringcap *rc, short revents);
 
-int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st);
+int rcap_stats(struct ringcap *rc, struct ringcap_stats *st);
 
 /*
  * Transmit ring (RINGCAP_TX_RING_SIZE in the ABI header): frames copied
  * into a second mapped ring and sent, in order, out of the bound device
  * when the kernel is kicked, with no system call per frame. All of it
- * is LIBRINGCAP_1.1: ringcap_set_zerocopy()'s version.
+ * is LIBRINGCAP_1.1: rcap_set_zerocopy()'s version.
  *
- * ringcap_set_tx_ring(): bytes of transmit ring (a power of two, as for
- * ringcap_set_ring_size(); 0: none, the default), before bind: EBUSY
+ * rcap_set_tx_ring(): bytes of transmit ring (a power of two, as for
+ * rcap_set_ring_size(); 0: none, the default), before bind: EBUSY
  * once bound, ENOPROTOOPT from a module without transmit rings, each
- * with a message that says so. ringcap_map() then maps it beside the
+ * with a message that says so. rcap_map() then maps it beside the
  * receive ring and checks it as strictly (EPROTO); the ring of a handle
  * that did not ask for one is never mapped.
  *
  * Like the reader, the transmit side is one thread's at a time.
  *
- * ringcap_set_capture(rc, 0), before bind: the socket captures nothing
- * (its receive ring stays empty, so a small ringcap_set_ring_size()
+ * rcap_set_capture(rc, 0), before bind: the socket captures nothing
+ * (its receive ring stays empty, so a small rcap_set_ring_size()
  * saves memory) and only sends. It takes no frame from anyone: a
  * capturing socket bound to all queues of an aware NIC in transparent
  * mode 2 would take every frame away from the stack. Not with zero-copy
  * receive (EINVAL at bind).
  */
-int ringcap_set_tx_ring(struct ringcap *rc, uint32_t bytes);
-int ringcap_set_capture(struct ringcap *rc, int on);
+int rcap_set_tx_ring(struct ringcap *rc, uint32_t bytes);
+int rcap_set_capture(struct ringcap *rc, int on);
 
 /*
  * Copy one frame of len bytes (from its Ethernet header, without FCS)
  * into the transmit ring, behind those put before; nothing is sent
- * until ringcap_tx_flush() or ringcap_tx_wait(). 0, or -1 with errno:
+ * until rcap_tx_flush() or rcap_tx_wait(). 0, or -1 with errno:
  *   EAGAIN    no room now, even after reading how far the kernel has
- *             sent: ringcap_tx_wait() (which flushes), then put the
+ *             sent: rcap_tx_wait() (which flushes), then put the
  *             same frame again. (Where the frame must start over at the
  *             beginning of the area, the pad record that skips there
  *             may already be written: that is harmless, and what lets a
  *             frame longer than the rest of an empty ring in at all.)
  *   EMSGSIZE  len below 14 (an Ethernet header) or above
- *             ringcap_tx_frame_max(): the kernel would refuse it
+ *             rcap_tx_frame_max(): the kernel would refuse it
  *   ENXIO     no transmit ring mapped
  *   EIO       the kernel's completion position makes no sense (a stray
  *             write into the mapping)
  */
-int ringcap_tx_put(struct ringcap *rc, const void *frame, uint32_t len);
+int rcap_tx_put(struct ringcap *rc, const void *frame, uint32_t len);
 
 /*
  * Publish the frames put so far (a release store of producer) and kick
@@ -256,15 +256,15 @@ int ringcap_tx_put(struct ringcap *rc, const void *frame, uint32_t len);
  * call returns; it never waits for the device. Returns 0 when the
  * kernel is done with every frame put (sent, or refused and counted in
  * the counters below), 1 when some still wait because the device's
- * queue filled (flush again later, or ringcap_tx_wait()), -1 on error:
+ * queue filled (flush again later, or rcap_tx_wait()), -1 on error:
  * ENODEV the device went away, ENOTCONN not bound, ENXIO no transmit
  * ring, EINVAL the kernel refused the producer or a record (the ring's
- * memory was overwritten), EIO as for ringcap_tx_put(). With nothing
+ * memory was overwritten), EIO as for rcap_tx_put(). With nothing
  * outstanding it makes no system call. Put a batch, then flush: one
  * kick sends them all. Frames not sent when the socket is closed are
  * lost: flush until it returns 0 first.
  */
-int ringcap_tx_flush(struct ringcap *rc);
+int rcap_tx_flush(struct ringcap *rc);
 
 /*
  * Flush, and while frames are still waiting for the device, wait until
@@ -273,30 +273,86 @@ int ringcap_tx_flush(struct ringcap *rc);
  * drains, so the wait is on the clock, not on poll()). 1 when the ring
  * has more room than when called (or everything is sent), 0 when
  * timeout_ms passed first (-1: no limit, 0: one kick), -1 on an error
- * of ringcap_tx_flush() or EINTR on a signal. A program with its own
+ * of rcap_tx_flush() or EINTR on a signal. A program with its own
  * event loop can poll() the fd for POLLOUT instead, which kicks too
  * (what a flush has published) and reports POLLOUT while the ring has
  * any room.
  */
-int ringcap_tx_wait(struct ringcap *rc, int timeout_ms);
+int rcap_tx_wait(struct ringcap *rc, int timeout_ms);
 
 /*
- * The longest frame ringcap_tx_put() takes: the bound device's MTU plus
+ * The longest frame rcap_tx_put() takes: the bound device's MTU plus
  * an Ethernet and a VLAN header as of the last kick (hdr->frame_max,
  * which each kick renews from the MTU it finds; the kernel checks every
  * frame against the MTU at its own kick), or less if the ring itself is
  * smaller than that record. 0 without a mapped transmit ring.
  */
-uint32_t ringcap_tx_frame_max(const struct ringcap *rc);
+uint32_t rcap_tx_frame_max(const struct ringcap *rc);
 
 /*
  * The mapped transmit ring's header (NULL if none): the kernel's mirror
  * of the counters, sent, refused and full, current after each kick.
  */
-const struct ringcap_tx_hdr *ringcap_tx_hdr(const struct ringcap *rc);
+const struct ringcap_tx_hdr *rcap_tx_hdr(const struct ringcap *rc);
 
 /* The counters of struct ringcap_tx_stats; ENXIO without a transmit ring. */
-int ringcap_tx_stats(struct ringcap *rc, struct ringcap_tx_stats *st);
+int rcap_tx_stats(struct ringcap *rc, struct ringcap_tx_stats *st);
+
+/*
+ * The names before libringcap 1.2 (LIBRINGCAP_1 and 1.1), kept for one
+ * release as aliases of the rcap_* functions: the same code, so binaries
+ * built against them keep running, and sources get a deprecation warning
+ * naming the new function. They were renamed because the kernel module
+ * has functions of the same names and other signatures (ringcap_bind(),
+ * ringcap_tx_stats(), ...), which made every grep and backtrace ambiguous.
+ * Define LIBRINGCAP_NO_OLD_NAMES to leave them undeclared.
+ */
+#define RCAP_OLD_NAMES(X)	\
+	X(batch_watermark)	\
+	X(bind)	\
+	X(bind_spec)	\
+	X(clear_filter)	\
+	X(close)	\
+	X(cluster_policy_name)	\
+	X(errmsg)	\
+	X(family)	\
+	X(fd)	\
+	X(get_ring_size)	\
+	X(hdr)	\
+	X(map)	\
+	X(open)	\
+	X(parse_cluster)	\
+	X(parse_spec)	\
+	X(path)	\
+	X(path_name)	\
+	X(poll_result)	\
+	X(recv_batch)	\
+	X(release)	\
+	X(set_capture)	\
+	X(set_cluster)	\
+	X(set_filter)	\
+	X(set_promisc)	\
+	X(set_ring_size)	\
+	X(set_snaplen)	\
+	X(set_tx_ring)	\
+	X(set_wakeup)	\
+	X(set_zerocopy)	\
+	X(stats)	\
+	X(tx_flush)	\
+	X(tx_frame_max)	\
+	X(tx_hdr)	\
+	X(tx_put)	\
+	X(tx_stats)	\
+	X(tx_wait)	\
+	X(wait)
+
+#ifndef LIBRINGCAP_NO_OLD_NAMES
+#define RCAP_OLD_DECL(n)	\
+	extern __typeof__(rcap_##n) ringcap_##n \
+		__attribute__((deprecated("renamed rcap_" #n)));
+RCAP_OLD_NAMES(RCAP_OLD_DECL)
+#undef RCAP_OLD_DECL
+#endif
 
 #ifdef __cplusplus
 }

@@ -129,7 +129,7 @@ int rc_check_tx_hdr(struct ringcap *rc, const struct ringcap_tx_hdr *hdr,
 /*
  * The transmit ring, mapped and checked; NULL on failure. *frame_max
  * gets the checked value: the mapping is writable, so the header is
- * read once, as in ringcap_map().
+ * read once, as in rcap_map().
  */
 static void *rc_map_tx(struct ringcap *rc, struct ringcap_ring_info *info,
 		       uint32_t *frame_max)
@@ -191,9 +191,9 @@ uint32_t rc_zc_watermark(uint32_t wm, uint32_t nr_bufs)
  * never reached (only the timeout would wake the reader, with the NIC
  * dropping meanwhile), and one close to it leaves no buffers for the
  * time the reader takes to wake up. So it is lowered to a quarter of
- * the buffers, as ringcap_batch_watermark() keeps three quarters of a
+ * the buffers, as rcap_batch_watermark() keeps three quarters of a
  * copy-mode ring free for that time. Watermarks set after
- * ringcap_map() stand as they are.
+ * rcap_map() stand as they are.
  */
 static int rc_zc_wakeup(struct ringcap *rc, uint32_t nr_bufs)
 {
@@ -205,11 +205,11 @@ static int rc_zc_wakeup(struct ringcap *rc, uint32_t nr_bufs)
 			       strerror(errno));
 	if (rc_zc_watermark(wm, nr_bufs) == wm)
 		return 0;
-	return ringcap_set_wakeup(rc, rc_zc_watermark(wm, nr_bufs),
+	return rcap_set_wakeup(rc, rc_zc_watermark(wm, nr_bufs),
 				  RINGCAP_WAKEUP_KEEP);
 }
 
-int ringcap_map(struct ringcap *rc)
+int rcap_map(struct ringcap *rc)
 {
 	struct ringcap_ring_info info, tx_info;
 	void *map, *zc = NULL, *tx = NULL;
@@ -300,7 +300,11 @@ fail:
 	return -1;
 }
 
-const struct ringcap_ring_hdr *ringcap_hdr(const struct ringcap *rc)
+const struct ringcap_ring_hdr *rcap_hdr(const struct ringcap *rc)
 {
 	return rc->hdr;
 }
+
+/* The names before libringcap 1.2 (libringcap.h). */
+RC_OLD_NAME(hdr);
+RC_OLD_NAME(map);

@@ -103,7 +103,7 @@ static int rc_check_rec(struct ringcap *rc, uint32_t off, uint64_t avail,
 		       f->flags, f->caplen, what);
 }
 
-int ringcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max)
+int rcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max)
 {
 	const struct ringcap_rec *rec;
 	struct rc_rec_fields f;
@@ -163,7 +163,7 @@ int ringcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max)
 	return n;
 }
 
-void ringcap_release(struct ringcap *rc)
+void rcap_release(struct ringcap *rc)
 {
 	if (!rc->hdr)
 		return;
@@ -196,7 +196,7 @@ static int rc_poll_error(struct ringcap *rc)
 		       "the kernel refused the ring's consumer position");
 }
 
-int ringcap_poll_result(struct ringcap *rc, short revents)
+int rcap_poll_result(struct ringcap *rc, short revents)
 {
 	/*
 	 * Readable wins over an error: frames captured before the device
@@ -211,7 +211,7 @@ int ringcap_poll_result(struct ringcap *rc, short revents)
 	return 0;
 }
 
-int ringcap_wait(struct ringcap *rc, int timeout_ms)
+int rcap_wait(struct ringcap *rc, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = rc->fd, .events = POLLIN };
 	int ret;
@@ -219,10 +219,10 @@ int ringcap_wait(struct ringcap *rc, int timeout_ms)
 	ret = poll(&pfd, 1, timeout_ms);
 	if (ret < 0)
 		return rc_fail(rc, errno, "poll: %s", strerror(errno));
-	return ret ? ringcap_poll_result(rc, pfd.revents) : 0;
+	return ret ? rcap_poll_result(rc, pfd.revents) : 0;
 }
 
-uint32_t ringcap_batch_watermark(uint32_t data_size, uint32_t snaplen)
+uint32_t rcap_batch_watermark(uint32_t data_size, uint32_t snaplen)
 {
 	uint32_t len = snaplen && snaplen < 1518 ? snaplen : 1518;
 	uint32_t rec = (sizeof(struct ringcap_rec) + len + RINGCAP_REC_ALIGN - 1) &
@@ -231,3 +231,10 @@ uint32_t ringcap_batch_watermark(uint32_t data_size, uint32_t snaplen)
 
 	return n < 1 ? 1 : n > RINGCAP_WATERMARK_MAX ? RINGCAP_WATERMARK_MAX : n;
 }
+
+/* The names before libringcap 1.2 (libringcap.h). */
+RC_OLD_NAME(batch_watermark);
+RC_OLD_NAME(poll_result);
+RC_OLD_NAME(recv_batch);
+RC_OLD_NAME(release);
+RC_OLD_NAME(wait);

@@ -65,12 +65,12 @@ static int rc_setopt(struct ringcap *rc, int name, uint32_t val)
 		       val, strerror(errno), why);
 }
 
-int ringcap_set_ring_size(struct ringcap *rc, uint32_t bytes)
+int rcap_set_ring_size(struct ringcap *rc, uint32_t bytes)
 {
 	return rc_setopt(rc, RINGCAP_RING_SIZE, bytes);
 }
 
-int ringcap_get_ring_size(struct ringcap *rc, uint32_t *bytes)
+int rcap_get_ring_size(struct ringcap *rc, uint32_t *bytes)
 {
 	socklen_t len = sizeof(*bytes);
 
@@ -80,17 +80,17 @@ int ringcap_get_ring_size(struct ringcap *rc, uint32_t *bytes)
 		       strerror(errno));
 }
 
-int ringcap_set_snaplen(struct ringcap *rc, uint32_t snaplen)
+int rcap_set_snaplen(struct ringcap *rc, uint32_t snaplen)
 {
 	return rc_setopt(rc, RINGCAP_SNAPLEN, snaplen);
 }
 
-int ringcap_set_promisc(struct ringcap *rc, int on)
+int rcap_set_promisc(struct ringcap *rc, int on)
 {
 	return rc_setopt(rc, RINGCAP_PROMISC, on ? 1 : 0);
 }
 
-int ringcap_set_zerocopy(struct ringcap *rc, int on)
+int rcap_set_zerocopy(struct ringcap *rc, int on)
 {
 	if (rc_setopt(rc, RINGCAP_ZEROCOPY, on ? 1 : 0))
 		return -1;
@@ -99,16 +99,16 @@ int ringcap_set_zerocopy(struct ringcap *rc, int on)
 	return 0;
 }
 
-int ringcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
+int rcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
 {
 	if (rc_setopt(rc, RINGCAP_TX_RING_SIZE, bytes))
 		return -1;
-	/* What ringcap_map() is to map beside the receive ring. */
+	/* What rcap_map() is to map beside the receive ring. */
 	rc->tx_ring_size = bytes;
 	return 0;
 }
 
-int ringcap_set_capture(struct ringcap *rc, int on)
+int rcap_set_capture(struct ringcap *rc, int on)
 {
 	if (rc_setopt(rc, RINGCAP_CAPTURE, on ? 1 : 0))
 		return -1;
@@ -117,7 +117,7 @@ int ringcap_set_capture(struct ringcap *rc, int on)
 	return 0;
 }
 
-int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
+int rcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
 		       uint32_t timeout_us)
 {
 	if (watermark != RINGCAP_WAKEUP_KEEP &&
@@ -129,7 +129,7 @@ int ringcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
 	return 0;
 }
 
-int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog)
+int rcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog)
 {
 	if (!setsockopt(rc->fd, SOL_SOCKET, SO_ATTACH_FILTER, prog,
 			sizeof(*prog)))
@@ -138,7 +138,7 @@ int ringcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog)
 		       prog ? prog->len : 0, strerror(errno));
 }
 
-int ringcap_clear_filter(struct ringcap *rc)
+int rcap_clear_filter(struct ringcap *rc)
 {
 	int dummy = 0;
 
@@ -150,7 +150,7 @@ int ringcap_clear_filter(struct ringcap *rc)
 		       strerror(errno));
 }
 
-int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st)
+int rcap_stats(struct ringcap *rc, struct ringcap_stats *st)
 {
 	socklen_t len = sizeof(*st);
 
@@ -160,3 +160,16 @@ int ringcap_stats(struct ringcap *rc, struct ringcap_stats *st)
 		return 0;
 	return rc_fail(rc, errno, "reading the counters: %s", strerror(errno));
 }
+
+/* The names before libringcap 1.2 (libringcap.h). */
+RC_OLD_NAME(clear_filter);
+RC_OLD_NAME(get_ring_size);
+RC_OLD_NAME(set_capture);
+RC_OLD_NAME(set_filter);
+RC_OLD_NAME(set_promisc);
+RC_OLD_NAME(set_ring_size);
+RC_OLD_NAME(set_snaplen);
+RC_OLD_NAME(set_tx_ring);
+RC_OLD_NAME(set_wakeup);
+RC_OLD_NAME(set_zerocopy);
+RC_OLD_NAME(stats);

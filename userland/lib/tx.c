@@ -29,7 +29,7 @@
 #include <sys/socket.h>
 #include "internal.h"
 
-/* ringcap_tx_wait(): first and longest pause between kicks. */
+/* rcap_tx_wait(): first and longest pause between kicks. */
 #define RC_TX_WAIT_MIN_NS	20000L		/* 20 us */
 #define RC_TX_WAIT_MAX_NS	1000000L	/* 1 ms */
 
@@ -71,7 +71,7 @@ static uint32_t rc_tx_max(const struct ringcap *rc, uint32_t *dev)
 static int rc_tx_none(struct ringcap *rc)
 {
 	return rc_fail(rc, ENXIO,
-		       "no transmit ring: ask for one with ringcap_set_tx_ring() before bind, then ringcap_map()");
+		       "no transmit ring: ask for one with rcap_set_tx_ring() before bind, then rcap_map()");
 }
 
 /*
@@ -108,10 +108,10 @@ static int rc_tx_room(struct ringcap *rc, uint32_t need)
 	if (rc->tx_data_size - (rc->tx_prod - rc->tx_comp) >= need)
 		return 0;
 	return rc_fail(rc, EAGAIN,
-		       "the transmit ring is full: wait for the kernel to send (ringcap_tx_wait()), then put the frame again");
+		       "the transmit ring is full: wait for the kernel to send (rcap_tx_wait()), then put the frame again");
 }
 
-int ringcap_tx_put(struct ringcap *rc, const void *frame, uint32_t len)
+int rcap_tx_put(struct ringcap *rc, const void *frame, uint32_t len)
 {
 	struct ringcap_tx_rec *rec;
 	uint32_t rec_len, off, tail, max, dev;
@@ -178,9 +178,9 @@ static int rc_tx_kick(struct ringcap *rc)
 			       "sending: the transmit device went away");
 	case ENOTCONN:
 		return rc_fail(rc, ENOTCONN,
-			       "sending: the socket is not bound to a device (ringcap_bind() first)");
+			       "sending: the socket is not bound to a device (rcap_bind() first)");
 	case ENXIO:
-		why = " (the socket has no transmit ring: ringcap_set_tx_ring() before bind)";
+		why = " (the socket has no transmit ring: rcap_set_tx_ring() before bind)";
 		break;
 	case EINVAL:
 		why = " (the kernel refused the transmit ring's producer position or a record: the ring's memory was overwritten)";
@@ -191,7 +191,7 @@ static int rc_tx_kick(struct ringcap *rc)
 	return rc_fail(rc, errno, "sending: %s%s", strerror(errno), why);
 }
 
-int ringcap_tx_flush(struct ringcap *rc)
+int rcap_tx_flush(struct ringcap *rc)
 {
 	if (!rc->tx_hdr)
 		return rc_tx_none(rc);
@@ -220,7 +220,7 @@ static uint64_t rc_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-int ringcap_tx_wait(struct ringcap *rc, int timeout_ms)
+int rcap_tx_wait(struct ringcap *rc, int timeout_ms)
 {
 	uint64_t start, now, deadline = 0;
 	long step = RC_TX_WAIT_MIN_NS;
@@ -235,7 +235,7 @@ int ringcap_tx_wait(struct ringcap *rc, int timeout_ms)
 		return -1;
 	start = rc->tx_comp;
 	for (;;) {
-		ret = ringcap_tx_flush(rc);
+		ret = rcap_tx_flush(rc);
 		if (ret <= 0)
 			return ret < 0 ? -1 : 1;	/* all sent: all free */
 		if (rc->tx_comp != start)
@@ -266,19 +266,19 @@ int ringcap_tx_wait(struct ringcap *rc, int timeout_ms)
 	}
 }
 
-uint32_t ringcap_tx_frame_max(const struct ringcap *rc)
+uint32_t rcap_tx_frame_max(const struct ringcap *rc)
 {
 	uint32_t dev;
 
 	return rc->tx_hdr ? rc_tx_max(rc, &dev) : 0;
 }
 
-const struct ringcap_tx_hdr *ringcap_tx_hdr(const struct ringcap *rc)
+const struct ringcap_tx_hdr *rcap_tx_hdr(const struct ringcap *rc)
 {
 	return rc->tx_hdr;
 }
 
-int ringcap_tx_stats(struct ringcap *rc, struct ringcap_tx_stats *st)
+int rcap_tx_stats(struct ringcap *rc, struct ringcap_tx_stats *st)
 {
 	socklen_t len = sizeof(*st);
 
@@ -290,3 +290,11 @@ int ringcap_tx_stats(struct ringcap *rc, struct ringcap_tx_stats *st)
 		       strerror(errno), errno == ENXIO ?
 		       " (the socket has no transmit ring)" : "");
 }
+
+/* The names before libringcap 1.2 (libringcap.h). */
+RC_OLD_NAME(tx_flush);
+RC_OLD_NAME(tx_frame_max);
+RC_OLD_NAME(tx_hdr);
+RC_OLD_NAME(tx_put);
+RC_OLD_NAME(tx_stats);
+RC_OLD_NAME(tx_wait);

@@ -43,7 +43,7 @@ static const struct rc_xdp_prog rc_xdp_copy = {
 	rc_xdp_copy_obj, rc_xdp_copy_obj_end, "ringcap_xdp_copy"
 };
 
-int ringcap_path(struct ringcap *rc, struct ringcap_path *path)
+int rcap_path(struct ringcap *rc, struct ringcap_path *path)
 {
 	socklen_t len = sizeof(*path);
 
@@ -54,7 +54,7 @@ int ringcap_path(struct ringcap *rc, struct ringcap_path *path)
 		       strerror(errno));
 }
 
-const char *ringcap_path_name(const struct ringcap_path *path)
+const char *rcap_path_name(const struct ringcap_path *path)
 {
 	/* Mode 2 bound without CAP_NET_ADMIN: the stack gets them too. */
 	int pass = path->flags & RINGCAP_PATH_PASS;
@@ -126,7 +126,7 @@ out:
 }
 
 /*
- * Called by ringcap_bind() once bound; never fails the bind: a device that
+ * Called by rcap_bind() once bound; never fails the bind: a device that
  * cannot have the program keeps the mode 0 hook, and says so.
  */
 void rc_xdp_attach(struct ringcap *rc, unsigned int ifindex)
@@ -140,7 +140,7 @@ void rc_xdp_attach(struct ringcap *rc, unsigned int ifindex)
 	bool copy;
 	int ret;
 
-	if (ringcap_path(rc, &path) || path.path != RINGCAP_PATH_HOOK)
+	if (rcap_path(rc, &path) || path.path != RINGCAP_PATH_HOOK)
 		return;
 	/* Mode 1 waits for the copy program only; mode 2 for either. */
 	copy = !redirect && (path.why == RINGCAP_XDP_NO_COPY_PROGRAM ||
@@ -165,3 +165,7 @@ void rc_xdp_attach(struct ringcap *rc, unsigned int ifindex)
 	if (req.fd >= 0)
 		close(req.fd);
 }
+
+/* The names before libringcap 1.2 (libringcap.h). */
+RC_OLD_NAME(path);
+RC_OLD_NAME(path_name);

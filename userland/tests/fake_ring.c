@@ -44,8 +44,8 @@ void fake_ring_init(struct fake_ring *fr, uint32_t data_size, uint64_t start)
 
 void fake_ring_free(struct fake_ring *fr)
 {
-	/* Not mapped and no socket: ringcap_close() only frees the handle. */
-	ringcap_close(fr->rc);
+	/* Not mapped and no socket: rcap_close() only frees the handle. */
+	rcap_close(fr->rc);
 	free(fr->zc);
 	free(fr->hdr);
 	memset(fr, 0, sizeof(*fr));
@@ -216,7 +216,7 @@ void fake_tx_init(struct fake_tx *ft, uint32_t data_size, uint64_t start,
 void fake_tx_free(struct fake_tx *ft)
 {
 	if (ft->own_rc)
-		ringcap_close(ft->rc);
+		rcap_close(ft->rc);
 	else
 		ft->rc->tx_hdr = NULL;	/* as if never mapped */
 	free(ft->hdr);

@@ -42,7 +42,7 @@ void fake_ring_commit(struct fake_ring *fr, struct ringcap_rec *rec);
 /*
  * Make the ring a zero-copy socket's: nr_bufs buffers of buf_size bytes
  * in ordinary memory, described in the header as the kernel does and
- * attached to fr->rc as ringcap_map() would attach the mapped ones.
+ * attached to fr->rc as rcap_map() would attach the mapped ones.
  */
 void fake_ring_zc(struct fake_ring *fr, uint32_t nr_bufs, uint32_t buf_size);
 
@@ -93,7 +93,7 @@ struct fake_tx {
 /*
  * data_size bytes (a power of two) of transmit ring, positions starting
  * at start (8-aligned), frames of up to frame_max bytes, attached to rc
- * as ringcap_map() attaches a mapped one (rc NULL: a new handle with no
+ * as rcap_map() attaches a mapped one (rc NULL: a new handle with no
  * socket). 64 guard bytes after the area catch writes past its end.
  */
 void fake_tx_init(struct fake_tx *ft, uint32_t data_size, uint64_t start,

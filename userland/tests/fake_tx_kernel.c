@@ -43,7 +43,7 @@ static unsigned long env_num(const char *name, unsigned long def)
 	return v && *v ? strtoul(v, NULL, 10) : def;
 }
 
-struct ringcap *ringcap_open(void)
+struct ringcap *rcap_open(void)
 {
 	struct ringcap *rc = calloc(1, sizeof(*rc));
 
@@ -53,7 +53,7 @@ struct ringcap *ringcap_open(void)
 	return rc;
 }
 
-void ringcap_close(struct ringcap *rc)
+void rcap_close(struct ringcap *rc)
 {
 	if (!rc)
 		return;
@@ -72,26 +72,26 @@ void ringcap_close(struct ringcap *rc)
 	free(rc);
 }
 
-int ringcap_set_capture(struct ringcap *rc, int on)
+int rcap_set_capture(struct ringcap *rc, int on)
 {
 	rc->no_capture = !on;
 	return 0;
 }
 
-int ringcap_set_ring_size(struct ringcap *rc, uint32_t bytes)
+int rcap_set_ring_size(struct ringcap *rc, uint32_t bytes)
 {
 	(void)rc;
 	(void)bytes;
 	return 0;
 }
 
-int ringcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
+int rcap_set_tx_ring(struct ringcap *rc, uint32_t bytes)
 {
 	rc->tx_ring_size = bytes;
 	return 0;
 }
 
-int ringcap_parse_spec(const char *spec, char *ifname, size_t len,
+int rcap_parse_spec(const char *spec, char *ifname, size_t len,
 		       int *queue)
 {
 	size_t n = strlen(spec);
@@ -105,7 +105,7 @@ int ringcap_parse_spec(const char *spec, char *ifname, size_t len,
 	return 0;
 }
 
-int ringcap_bind(struct ringcap *rc, const char *ifname, int queue)
+int rcap_bind(struct ringcap *rc, const char *ifname, int queue)
 {
 	if (!rc->no_capture || queue != -1)
 		return rc_fail(rc, EINVAL,
@@ -127,7 +127,7 @@ static void on_frame(void *arg, const uint8_t *frame, uint32_t len)
 		fprintf(stderr, "fake_tx: cannot write the pcap file\n");
 }
 
-int ringcap_map(struct ringcap *rc)
+int rcap_map(struct ringcap *rc)
 {
 	static const uint32_t hdr[6] = {
 		0xa1b2c3d4, 2 | 4 << 16, 0, 0, 65535, 1,

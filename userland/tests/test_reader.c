@@ -32,34 +32,34 @@ static void hdr_checks(void)
 	errno = 0;
 	ret = rc_check_hdr(rc, &h, &info);
 	ok(ret && errno == EPROTO &&
-	   strstr(ringcap_errmsg(rc), "magic"),
-	   "bad magic: EPROTO (%s)", ringcap_errmsg(rc));
+	   strstr(rcap_errmsg(rc), "magic"),
+	   "bad magic: EPROTO (%s)", rcap_errmsg(rc));
 	h = *fr.hdr;
 	h.abi_version = RINGCAP_ABI_VERSION + 1;
 	errno = 0;
 	ret = rc_check_hdr(rc, &h, &info);
 	ok(ret && errno == EPROTO &&
-	   strstr(ringcap_errmsg(rc), "ABI version 2") &&
-	   strstr(ringcap_errmsg(rc), "ABI version 1"),
+	   strstr(rcap_errmsg(rc), "ABI version 2") &&
+	   strstr(rcap_errmsg(rc), "ABI version 1"),
 	   "ABI mismatch: EPROTO naming both versions (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	h = *fr.hdr;
 	h.rec_hdr_len = HDR + 8;
 	ret = rc_check_hdr(rc, &h, &info);
 	ok(ret && errno == EPROTO,
-	   "other record header size: EPROTO (%s)", ringcap_errmsg(rc));
+	   "other record header size: EPROTO (%s)", rcap_errmsg(rc));
 	h = *fr.hdr;
 	h.data_size = SIZE - 8;
 	info.data_size = SIZE - 8;
 	ret = rc_check_hdr(rc, &h, &info);
 	ok(ret && errno == EPROTO,
-	   "data size not a power of two: EPROTO (%s)", ringcap_errmsg(rc));
+	   "data size not a power of two: EPROTO (%s)", rcap_errmsg(rc));
 	h = *fr.hdr;
 	info = fr.info;
 	info.mmap_size = SIZE;
 	ret = rc_check_hdr(rc, &h, &info);
 	ok(ret && errno == EPROTO,
-	   "data area beyond the mapping: EPROTO (%s)", ringcap_errmsg(rc));
+	   "data area beyond the mapping: EPROTO (%s)", rcap_errmsg(rc));
 	info = fr.info;
 	info.data_size = SIZE * 2;
 	ok(rc_check_hdr(rc, &h, &info) && errno == EPROTO,
@@ -74,34 +74,34 @@ static void batches(void)
 	int n, i, good;
 
 	fake_ring_init(&fr, SIZE, 0);
-	ok(ringcap_recv_batch(fr.rc, pkts, 8) == 0, "empty ring: 0 frames");
+	ok(rcap_recv_batch(fr.rc, pkts, 8) == 0, "empty ring: 0 frames");
 
 	fake_ring_put(&fr, 60, 1);
 	fake_ring_put(&fr, 0, 2);
 	fake_ring_put(&fr, 1514, 3);
-	n = ringcap_recv_batch(fr.rc, pkts, 8);
+	n = rcap_recv_batch(fr.rc, pkts, 8);
 	ok(n == 3 && fake_frame_ok(&pkts[0], 60, 1) &&
 	   fake_frame_ok(&pkts[1], 0, 2) && fake_frame_ok(&pkts[2], 1514, 3),
 	   "three frames (60, 0, 1514 bytes) read in order, intact");
 	ok(pkts[0].rec->rec_len == 104,
 	   "a 60-byte frame takes 104 bytes of ring (<= 128)");
-	ok(ringcap_recv_batch(fr.rc, pkts, 8) == 0,
+	ok(rcap_recv_batch(fr.rc, pkts, 8) == 0,
 	   "the next batch continues after them: 0 frames");
 	ok(fr.hdr->consumer == 0, "consumer unchanged before release");
-	ringcap_release(fr.rc);
+	rcap_release(fr.rc);
 	ok(fr.hdr->consumer == fr.prod, "release publishes the read position");
 
 	for (i = 0; i < 5; i++)
 		fake_ring_put(&fr, 100, 10 + i);
-	good = ringcap_recv_batch(fr.rc, pkts, 2) == 2 &&
+	good = rcap_recv_batch(fr.rc, pkts, 2) == 2 &&
 	       fake_frame_ok(&pkts[1], 100, 11);
-	good &= ringcap_recv_batch(fr.rc, pkts, 2) == 2 &&
+	good &= rcap_recv_batch(fr.rc, pkts, 2) == 2 &&
 		fake_frame_ok(&pkts[0], 100, 12);
-	good &= ringcap_recv_batch(fr.rc, pkts, 2) == 1 &&
+	good &= rcap_recv_batch(fr.rc, pkts, 2) == 1 &&
 		fake_frame_ok(&pkts[0], 100, 14);
 	ok(good, "max bounds a batch; later batches pick up where it stopped");
-	ok(ringcap_recv_batch(fr.rc, pkts, 0) == 0, "max 0: 0 frames");
-	ringcap_release(fr.rc);
+	ok(rcap_recv_batch(fr.rc, pkts, 0) == 0, "max 0: 0 frames");
+	rcap_release(fr.rc);
 	fake_ring_free(&fr);
 }
 
@@ -114,11 +114,11 @@ static void short_pad(void)
 
 	fake_ring_init(&fr, SIZE, 3 * SIZE - 8);
 	fake_ring_put(&fr, 64, 7);
-	n = ringcap_recv_batch(fr.rc, pkts, 4);
+	n = rcap_recv_batch(fr.rc, pkts, 4);
 	ok(fr.pads == 1 && n == 1 && fake_frame_ok(&pkts[0], 64, 7) &&
 	   (const uint8_t *)pkts[0].rec == fr.data,
 	   "an 8-byte pad at the end of the area is skipped; frame at 0");
-	ringcap_release(fr.rc);
+	rcap_release(fr.rc);
 	ok(fr.hdr->consumer == 3 * SIZE + 104,
 	   "consumer moves past the pad and the frame");
 	fake_ring_free(&fr);
@@ -146,14 +146,14 @@ static void wrap(uint64_t start, const char *what)
 				break;
 			caplen_of[seq_w++ % 1024] = len;
 		}
-		n = ringcap_recv_batch(fr.rc, pkts, 1 + seq_r % 16);
+		n = rcap_recv_batch(fr.rc, pkts, 1 + seq_r % 16);
 		if (n <= 0)
 			bad = 1;
 		for (i = 0; i < n; i++, seq_r++)
 			if (!fake_frame_ok(&pkts[i], caplen_of[seq_r % 1024],
 					   seq_r))
 				bad = 1;
-		ringcap_release(fr.rc);
+		rcap_release(fr.rc);
 	}
 	ok(!bad && fr.pads > 100,
 	   "%s: %u frames in order and intact across %lu pads", what, seq_r,
@@ -178,10 +178,10 @@ static void corrupt_one(const char *what, uint32_t rec_len, uint16_t flags,
 	rec->flags = flags;
 	rec->caplen = caplen;
 	errno = 0;
-	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ret = rcap_recv_batch(fr.rc, pkts, 4);
 	ok(ret == -1 && errno == EIO &&
-	   strstr(ringcap_errmsg(fr.rc), "corrupt"),
-	   "%s: EIO (%s)", what, ringcap_errmsg(fr.rc));
+	   strstr(rcap_errmsg(fr.rc), "corrupt"),
+	   "%s: EIO (%s)", what, rcap_errmsg(fr.rc));
 	fake_ring_free(&fr);
 }
 
@@ -203,15 +203,15 @@ static void corruption(void)
 	fake_ring_init(&fr, SIZE, 0);
 	fake_ring_put(&fr, 100, 1);
 	fr.hdr->producer = (uint64_t)-8;
-	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ret = rcap_recv_batch(fr.rc, pkts, 4);
 	ok(ret == -1 && errno == EIO,
 	   "producer behind the read position: EIO (%s)",
-	   ringcap_errmsg(fr.rc));
+	   rcap_errmsg(fr.rc));
 	fr.hdr->producer = SIZE + 8;
-	ok(ringcap_recv_batch(fr.rc, pkts, 4) == -1 && errno == EIO,
+	ok(rcap_recv_batch(fr.rc, pkts, 4) == -1 && errno == EIO,
 	   "producer more than a ring ahead: EIO");
 	fr.hdr->producer = 4;
-	ok(ringcap_recv_batch(fr.rc, pkts, 4) == -1 && errno == EIO,
+	ok(rcap_recv_batch(fr.rc, pkts, 4) == -1 && errno == EIO,
 	   "unaligned producer: EIO");
 	fake_ring_free(&fr);
 
@@ -222,17 +222,17 @@ static void corruption(void)
 	fake_ring_put(&fr, 100, 3);
 	rec = (struct ringcap_rec *)(fr.data + 2 * 144);
 	rec->caplen = 5000;
-	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ret = rcap_recv_batch(fr.rc, pkts, 4);
 	ok(ret == 2 && fake_frame_ok(&pkts[1], 100, 2),
 	   "frames before a corrupt record are returned (%d)", ret);
-	ringcap_release(fr.rc);
-	ok(ringcap_recv_batch(fr.rc, pkts, 4) == -1 && errno == EIO &&
+	rcap_release(fr.rc);
+	ok(rcap_recv_batch(fr.rc, pkts, 4) == -1 && errno == EIO &&
 	   fr.hdr->consumer == 2 * 144,
 	   "then EIO, and the consumer stops at the corrupt record");
 	fake_ring_free(&fr);
 }
 
-/* The zero-copy part of the header, as ringcap_map() checks it. */
+/* The zero-copy part of the header, as rcap_map() checks it. */
 static void zc_hdr_checks(void)
 {
 	struct ringcap_ring_info info;
@@ -252,9 +252,9 @@ static void zc_hdr_checks(void)
 	errno = 0;
 	ret = rc_check_hdr(rc, &h, &info);
 	ok(ret && errno == EPROTO &&
-	   strstr(ringcap_errmsg(rc), "inconsistent zero-copy geometry"),
+	   strstr(rcap_errmsg(rc), "inconsistent zero-copy geometry"),
 	   "zero-copy: buffers that do not add up to zc_mmap_size: EPROTO (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	h = *fr.hdr;
 	h.zc_buf_size = 0;
 	h.zc_nr_bufs = 0;
@@ -299,7 +299,7 @@ static void zc_records(void)
 	fake_ring_put_zc(&fr, 0, 1514, 2);
 	fake_ring_put(&fr, 100, 3);
 	fake_ring_put_zc(&fr, 3 * 2048, 2048, 4);	/* to the last byte */
-	n = ringcap_recv_batch(fr.rc, pkts, 8);
+	n = rcap_recv_batch(fr.rc, pkts, 8);
 	ok(n == 4 && fake_zc_frame_ok(&fr, &pkts[0], 2048, 60, 1) &&
 	   fake_zc_frame_ok(&fr, &pkts[1], 0, 1514, 2) &&
 	   fake_frame_ok(&pkts[2], 100, 3) &&
@@ -308,7 +308,7 @@ static void zc_records(void)
 	   n);
 	ok(pkts[0].rec->rec_len == 40 && pkts[1].rec->rec_len == 40,
 	   "zero-copy: a record is a bare 40-byte header, whatever the frame");
-	ringcap_release(fr.rc);
+	rcap_release(fr.rc);
 	ok(fr.hdr->consumer == fr.prod,
 	   "zero-copy: release hands the records (and their buffers) back");
 	fake_ring_free(&fr);
@@ -328,10 +328,10 @@ static void zc_corrupt_one(const char *what, uint32_t zc_offset,
 		rc_attach_zc(fr.rc, NULL, 0);
 	fake_ring_put_zc(&fr, zc_offset, caplen, 1);
 	errno = 0;
-	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ret = rcap_recv_batch(fr.rc, pkts, 4);
 	ok(ret == -1 && errno == EIO &&
-	   strstr(ringcap_errmsg(fr.rc), "corrupt ring at offset 0"),
-	   "%s: EIO (%s)", what, ringcap_errmsg(fr.rc));
+	   strstr(rcap_errmsg(fr.rc), "corrupt ring at offset 0"),
+	   "%s: EIO (%s)", what, rcap_errmsg(fr.rc));
 	ok(fr.rc->cursor == 0, "... and the read position stays before it");
 	fake_ring_free(&fr);
 }
@@ -353,7 +353,7 @@ static void zc_corruption(void)
 	fake_ring_init(&fr, SIZE, 0);
 	fake_ring_zc(&fr, 4, 2048);
 	fake_ring_put_zc(&fr, 8192, 0, 1);
-	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ret = rcap_recv_batch(fr.rc, pkts, 4);
 	ok(ret == 1 && pkts[0].data == fr.zc + 8192,
 	   "zero-copy: an empty frame right at the end is in bounds (%d)", ret);
 	fake_ring_free(&fr);
@@ -366,17 +366,17 @@ static void zc_corruption(void)
 	fake_ring_put_zc(&fr, 4096, 60, 3);
 	rec = (struct ringcap_rec *)(fr.data + 2 * 40);
 	rec->zc_offset = 8190;
-	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ret = rcap_recv_batch(fr.rc, pkts, 4);
 	ok(ret == 2 && fake_zc_frame_ok(&fr, &pkts[1], 2048, 60, 2),
 	   "zero-copy: frames before a corrupt record are returned (%d)", ret);
-	ringcap_release(fr.rc);
+	rcap_release(fr.rc);
 	errno = 0;
-	ret = ringcap_recv_batch(fr.rc, pkts, 4);
+	ret = rcap_recv_batch(fr.rc, pkts, 4);
 	ok(ret == -1 && errno == EIO && fr.hdr->consumer == 2 * 40 &&
-	   strstr(ringcap_errmsg(fr.rc),
+	   strstr(rcap_errmsg(fr.rc),
 		  "zc_offset 8190 caplen 60: frame beyond the 8192 bytes of zero-copy buffers"),
 	   "zero-copy: then EIO naming zc_offset and the buffers' size (%s)",
-	   ringcap_errmsg(fr.rc));
+	   rcap_errmsg(fr.rc));
 	fake_ring_free(&fr);
 }
 
@@ -386,10 +386,10 @@ static void unmapped(void)
 	struct ringcap_pkt pkt;
 
 	errno = 0;
-	ok(ringcap_recv_batch(&rc, &pkt, 1) == -1 && errno == EINVAL,
+	ok(rcap_recv_batch(&rc, &pkt, 1) == -1 && errno == EINVAL,
 	   "recv_batch before map: EINVAL");
-	ringcap_release(&rc);
-	ok(!ringcap_hdr(&rc), "release before map is harmless; no header");
+	rcap_release(&rc);
+	ok(!rcap_hdr(&rc), "release before map is harmless; no header");
 }
 
 int main(void)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ringcap_parse_spec() and the argument checks of ringcap_bind(): what
+ * rcap_parse_spec() and the argument checks of rcap_bind(): what
  * "dev" and "dev@queue" accept and refuse, and the errno and message a
  * refusal leaves; the same for cluster specs ("ID[:POLICY]"), for what
- * ringcap_bind() says when the kernel refuses a (zero-copy) bind, and for
+ * rcap_bind() says when the kernel refuses a (zero-copy) bind, and for
  * the names of the capture paths. Runs on any host; no module is needed:
  * bind() is replaced below for one fake descriptor.
  */
@@ -39,7 +39,7 @@ static void good(const char *spec, const char *name, int queue)
 	char ifname[IFNAMSIZ] = "";
 	int q = -2, ret;
 
-	ret = ringcap_parse_spec(spec, ifname, sizeof(ifname), &q);
+	ret = rcap_parse_spec(spec, ifname, sizeof(ifname), &q);
 	ok(!ret && !strcmp(ifname, name) && q == queue,
 	   "\"%s\" -> \"%s\" queue %d (got ret %d \"%s\" %d)", spec, name,
 	   queue, ret, ifname, q);
@@ -51,13 +51,13 @@ static void bad(const char *spec)
 	int q = 7, ret;
 
 	errno = 0;
-	ret = ringcap_parse_spec(spec, ifname, sizeof(ifname), &q);
+	ret = rcap_parse_spec(spec, ifname, sizeof(ifname), &q);
 	ok(ret == -1 && errno == EINVAL && q == 7,
 	   "\"%s\" refused with EINVAL, queue untouched", spec ? spec : "NULL");
 }
 
 /*
- * ringcap_close(NULL) does nothing, errno included: in a child, so that a
+ * rcap_close(NULL) does nothing, errno included: in a child, so that a
  * crash is a failed line here rather than the end of the program.
  */
 static void close_null(void)
@@ -69,13 +69,13 @@ static void close_null(void)
 	pid = fork();
 	if (!pid) {
 		errno = EXDEV;
-		ringcap_close(NULL);
+		rcap_close(NULL);
 		_exit(errno == EXDEV ? 0 : 1);
 	}
 	if (pid > 0 && waitpid(pid, &status, 0) != pid)
 		status = -1;
 	ok(pid > 0 && WIFEXITED(status) && !WEXITSTATUS(status),
-	   "ringcap_close(NULL) is harmless and keeps errno (status 0x%x)",
+	   "rcap_close(NULL) is harmless and keeps errno (status 0x%x)",
 	   status);
 }
 
@@ -113,12 +113,12 @@ static void spec_cases(void)
 	bad("..");
 	bad(" eth0");
 
-	ok(!ringcap_parse_spec("eth", small, sizeof(small), &q),
+	ok(!rcap_parse_spec("eth", small, sizeof(small), &q),
 	   "a name that fits the caller's buffer exactly");
 	errno = 0;
-	ok(ringcap_parse_spec("eth0", small, 4, &q) == -1 && errno == EINVAL,
+	ok(rcap_parse_spec("eth0", small, 4, &q) == -1 && errno == EINVAL,
 	   "a name longer than the caller's buffer: EINVAL");
-	ok(ringcap_parse_spec("eth0", small, sizeof(small), NULL) == -1,
+	ok(rcap_parse_spec("eth0", small, sizeof(small), NULL) == -1,
 	   "NULL queue pointer refused");
 }
 
@@ -127,10 +127,10 @@ static void cluster_good(const char *spec, uint32_t id, uint32_t policy)
 	uint32_t i = 0, p = 99;
 	int ret;
 
-	ret = ringcap_parse_cluster(spec, &i, &p);
+	ret = rcap_parse_cluster(spec, &i, &p);
 	ok(!ret && i == id && p == policy,
 	   "cluster \"%s\" -> %u:%s (got ret %d %u:%u)", spec, id,
-	   ringcap_cluster_policy_name(policy), ret, i, p);
+	   rcap_cluster_policy_name(policy), ret, i, p);
 }
 
 static void cluster_bad(const char *spec)
@@ -138,7 +138,7 @@ static void cluster_bad(const char *spec)
 	uint32_t i = 7, p = 7;
 
 	errno = 0;
-	ok(ringcap_parse_cluster(spec, &i, &p) == -1 && errno == EINVAL &&
+	ok(rcap_parse_cluster(spec, &i, &p) == -1 && errno == EINVAL &&
 	   i == 7 && p == 7, "cluster \"%s\" refused with EINVAL, untouched",
 	   spec ? spec : "NULL");
 }
@@ -169,21 +169,21 @@ static void cluster_cases(void)
 	cluster_bad("x:rr");
 	cluster_bad(":rr");
 
-	ok(!ringcap_cluster_policy_name(3), "no name for policy 3");
+	ok(!rcap_cluster_policy_name(3), "no name for policy 3");
 	rc->fd = -1;
 	errno = 0;
-	ret = ringcap_set_cluster(rc, 0, RINGCAP_CLUSTER_FLOW);
-	ok(ret == -1 && errno == EINVAL && strstr(ringcap_errmsg(rc), "bad cluster"),
+	ret = rcap_set_cluster(rc, 0, RINGCAP_CLUSTER_FLOW);
+	ok(ret == -1 && errno == EINVAL && strstr(rcap_errmsg(rc), "bad cluster"),
 	   "set_cluster: id 0 refused before the kernel (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	errno = 0;
-	ret = ringcap_set_cluster(rc, 5, 3);
+	ret = rcap_set_cluster(rc, 5, 3);
 	ok(ret == -1 && errno == EINVAL, "set_cluster: policy 3 refused");
 	errno = 0;
-	ret = ringcap_set_cluster(rc, 5, RINGCAP_CLUSTER_RR);
+	ret = rcap_set_cluster(rc, 5, RINGCAP_CLUSTER_RR);
 	ok(ret == -1 && errno == EBADF &&
-	   strstr(ringcap_errmsg(rc), "joining cluster 5:rr"),
-	   "set_cluster: reaches setsockopt() (%s)", ringcap_errmsg(rc));
+	   strstr(rcap_errmsg(rc), "joining cluster 5:rr"),
+	   "set_cluster: reaches setsockopt() (%s)", rcap_errmsg(rc));
 	free(rc);
 }
 
@@ -198,38 +198,38 @@ static void bind_cases(void)
 
 	/* Call first: argument evaluation order is unspecified. */
 	errno = 0;
-	ret = ringcap_bind(rc, "lo", 65535);
+	ret = rcap_bind(rc, "lo", 65535);
 	ok(ret == -1 && errno == EINVAL &&
-	   strstr(ringcap_errmsg(rc), "bad queue"),
+	   strstr(rcap_errmsg(rc), "bad queue"),
 	   "bind: queue 65535 refused before the kernel (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	errno = 0;
-	ok(ringcap_bind(rc, "lo", -2) == -1 && errno == EINVAL,
+	ok(rcap_bind(rc, "lo", -2) == -1 && errno == EINVAL,
 	   "bind: queue -2 refused");
 	errno = 0;
-	ret = ringcap_bind(rc, "rcnosuchdev0", -1);
+	ret = rcap_bind(rc, "rcnosuchdev0", -1);
 	ok(ret == -1 && errno == ENODEV &&
-	   strstr(ringcap_errmsg(rc), "rcnosuchdev0"),
+	   strstr(rcap_errmsg(rc), "rcnosuchdev0"),
 	   "bind: unknown device is ENODEV naming it (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	errno = 0;
-	ret = ringcap_bind_spec(rc, "eth0@x");
+	ret = rcap_bind_spec(rc, "eth0@x");
 	ok(ret == -1 && errno == EINVAL &&
-	   strstr(ringcap_errmsg(rc), "eth0@x"),
+	   strstr(rcap_errmsg(rc), "eth0@x"),
 	   "bind_spec: bad spec is EINVAL naming it (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	errno = 0;
-	ret = ringcap_bind_spec(rc, "lo@3");
+	ret = rcap_bind_spec(rc, "lo@3");
 	ok(ret == -1 && errno == EBADF &&
-	   strstr(ringcap_errmsg(rc), "lo queue 3"),
+	   strstr(rcap_errmsg(rc), "lo queue 3"),
 	   "bind_spec: reaches bind() with the parsed queue (%s)",
-	   ringcap_errmsg(rc));
-	ok(ringcap_map(rc) == -1, "map without a socket fails");
-	ringcap_close(rc);
+	   rcap_errmsg(rc));
+	ok(rcap_map(rc) == -1, "map without a socket fails");
+	rcap_close(rc);
 	close_null();
 }
 
-/* The kernel's refusal, through ringcap_bind(), on "lo" (which exists). */
+/* The kernel's refusal, through rcap_bind(), on "lo" (which exists). */
 static void bind_refused(struct ringcap *rc, int queue, int err,
 			 const char *msg, const char *what)
 {
@@ -237,9 +237,9 @@ static void bind_refused(struct ringcap *rc, int queue, int err,
 
 	bind_errno = err;
 	errno = 0;
-	ret = ringcap_bind(rc, "lo", queue);
-	ok(ret == -1 && errno == err && !strcmp(ringcap_errmsg(rc), msg),
-	   "%s: \"%s\"", what, ringcap_errmsg(rc));
+	ret = rcap_bind(rc, "lo", queue);
+	ok(ret == -1 && errno == err && !strcmp(rcap_errmsg(rc), msg),
+	   "%s: \"%s\"", what, rcap_errmsg(rc));
 }
 
 static void zerocopy_cases(void)
@@ -250,29 +250,29 @@ static void zerocopy_cases(void)
 	rc->fd = -1;
 	rc->family = RINGCAP_FAMILY_DEFAULT;
 	errno = 0;
-	ret = ringcap_set_zerocopy(rc, 1);
+	ret = rcap_set_zerocopy(rc, 1);
 	ok(ret == -1 && errno == EBADF && !rc->zerocopy &&
-	   !strcmp(ringcap_errmsg(rc),
+	   !strcmp(rcap_errmsg(rc),
 		   "setting zero-copy to 1: Bad file descriptor"),
 	   "set_zerocopy: reaches setsockopt(), not noted on failure (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 
 	/* As if RINGCAP_ZEROCOPY had been set on a socket. */
 	rc->fd = FAKE_FD;
 	rc->zerocopy = 1;
 	bind_errno = 0;
 	errno = 0;
-	ret = ringcap_bind(rc, "rcnosuchdev0", -1);
+	ret = rcap_bind(rc, "rcnosuchdev0", -1);
 	ok(ret == -1 && errno == EINVAL &&
-	   !strcmp(ringcap_errmsg(rc),
+	   !strcmp(rcap_errmsg(rc),
 		   "zero-copy needs one RX queue: name it as rcnosuchdev0@Q"),
 	   "zero-copy, all queues: refused before the kernel (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	errno = 0;
-	ret = ringcap_bind_spec(rc, "lo@all");
+	ret = rcap_bind_spec(rc, "lo@all");
 	ok(ret == -1 && errno == EINVAL &&
-	   strstr(ringcap_errmsg(rc), "name it as lo@Q"),
-	   "zero-copy, lo@all: the same (%s)", ringcap_errmsg(rc));
+	   strstr(rcap_errmsg(rc), "name it as lo@Q"),
+	   "zero-copy, lo@all: the same (%s)", rcap_errmsg(rc));
 	bind_refused(rc, 1, EOPNOTSUPP,
 		     "zero-copy needs a driver that offers it (ringcap_e1000e); lo's driver does not",
 		     "zero-copy, EOPNOTSUPP");
@@ -298,7 +298,7 @@ static void zerocopy_cases(void)
 	rc->cluster = 0;
 
 	bind_errno = 0;
-	ret = ringcap_bind(rc, "lo", 1);
+	ret = rcap_bind(rc, "lo", 1);
 	ok(!ret && rc->bound, "zero-copy: a bind the kernel takes (%d)", ret);
 	bind_refused(rc, 1, EBUSY,
 		     "binding to lo queue 1: Device or resource busy (the socket is already bound)",
@@ -317,63 +317,63 @@ static void zerocopy_cases(void)
 		     "binding to lo queue 1: Operation not supported",
 		     "copy mode: no zero-copy words for EOPNOTSUPP");
 
-	/* A transmit-only socket (ringcap_set_capture(rc, 0)). */
+	/* A transmit-only socket (rcap_set_capture(rc, 0)). */
 	rc->zerocopy = 1;
 	rc->no_capture = 1;
 	bind_errno = 0;
 	errno = 0;
-	ret = ringcap_bind(rc, "lo", 1);
+	ret = rcap_bind(rc, "lo", 1);
 	ok(ret == -1 && errno == EINVAL && !rc->bound &&
-	   !strcmp(ringcap_errmsg(rc),
-		   "zero-copy receive needs a capturing socket, but capture is off (ringcap_set_capture(rc, 0))"),
+	   !strcmp(rcap_errmsg(rc),
+		   "zero-copy receive needs a capturing socket, but capture is off (rcap_set_capture(rc, 0))"),
 	   "zero-copy on a transmit-only socket: refused before the kernel (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	rc->zerocopy = 0;
-	ret = ringcap_bind(rc, "lo", -1);
+	ret = rcap_bind(rc, "lo", -1);
 	ok(!ret && rc->bound, "a transmit-only socket binds to all queues");
 	rc->fd = -1;
-	ringcap_close(rc);
+	rcap_close(rc);
 }
 
 static void path_names(void)
 {
 	struct ringcap_path p = { .path = RINGCAP_PATH_ZEROCOPY };
 
-	ok(!strcmp(ringcap_path_name(&p), "zerocopy"),
-	   "path ZEROCOPY is \"zerocopy\" (%s)", ringcap_path_name(&p));
+	ok(!strcmp(rcap_path_name(&p), "zerocopy"),
+	   "path ZEROCOPY is \"zerocopy\" (%s)", rcap_path_name(&p));
 	p.path = RINGCAP_PATH_AWARE;
-	ok(!strcmp(ringcap_path_name(&p), "aware"), "path AWARE is \"aware\"");
+	ok(!strcmp(rcap_path_name(&p), "aware"), "path AWARE is \"aware\"");
 	p.path = RINGCAP_PATH_XDP;
-	ok(!strcmp(ringcap_path_name(&p), "xdp-redirect"),
+	ok(!strcmp(rcap_path_name(&p), "xdp-redirect"),
 	   "path XDP is \"xdp-redirect\"");
 	p.path = RINGCAP_PATH_XDP_COPY;
-	ok(!strcmp(ringcap_path_name(&p), "xdp-copy"),
+	ok(!strcmp(rcap_path_name(&p), "xdp-copy"),
 	   "path XDP_COPY is \"xdp-copy\"");
 	p.path = RINGCAP_PATH_HOOK;
 	p.why = RINGCAP_XDP_REFUSED;
 	p.error = EBUSY;
-	ok(!strcmp(ringcap_path_name(&p), "hook:busy"),
+	ok(!strcmp(rcap_path_name(&p), "hook:busy"),
 	   "path HOOK refused with EBUSY is \"hook:busy\"");
 	p.flags = RINGCAP_PATH_PASS;
-	ok(!strcmp(ringcap_path_name(&p), "hook:busy"),
+	ok(!strcmp(rcap_path_name(&p), "hook:busy"),
 	   "a refusal says why, whoever asks");
 	p.why = RINGCAP_XDP_NONE;
-	ok(!strcmp(ringcap_path_name(&p), "hook:pass"),
+	ok(!strcmp(rcap_path_name(&p), "hook:pass"),
 	   "path HOOK with PASS is \"hook:pass\"");
 	p.path = RINGCAP_PATH_AWARE;
-	ok(!strcmp(ringcap_path_name(&p), "aware:pass"),
+	ok(!strcmp(rcap_path_name(&p), "aware:pass"),
 	   "path AWARE with PASS is \"aware:pass\"");
 	p.path = RINGCAP_PATH_XDP;
-	ok(!strcmp(ringcap_path_name(&p), "xdp-redirect:pass"),
+	ok(!strcmp(rcap_path_name(&p), "xdp-redirect:pass"),
 	   "path XDP with PASS is \"xdp-redirect:pass\"");
 	p.path = RINGCAP_PATH_XDP_COPY;
-	ok(!strcmp(ringcap_path_name(&p), "xdp-copy:pass"),
+	ok(!strcmp(rcap_path_name(&p), "xdp-copy:pass"),
 	   "path XDP_COPY with PASS is \"xdp-copy:pass\"");
 	p.flags = 0;
 	p.path = RINGCAP_PATH_UNBOUND;
-	ok(!strcmp(ringcap_path_name(&p), "-"), "unbound is \"-\"");
+	ok(!strcmp(rcap_path_name(&p), "-"), "unbound is \"-\"");
 	p.path = RINGCAP_PATH_XDP_COPY + 1;
-	ok(!strcmp(ringcap_path_name(&p), "-"),
+	ok(!strcmp(rcap_path_name(&p), "-"),
 	   "an unknown path is \"-\"");
 }
 

@@ -4,8 +4,8 @@
  * so the ordering of producer and consumer positions is exercised for
  * real: any frame read before it was fully written, or overwritten before
  * it was released, shows up as a wrong sequence number or payload byte.
- * The same for the transmit side: libringcap's ringcap_tx_put() and
- * ringcap_tx_flush() on one thread, the kernel's consumer (fake_tx_kick)
+ * The same for the transmit side: libringcap's rcap_tx_put() and
+ * rcap_tx_flush() on one thread, the kernel's consumer (fake_tx_kick)
  * on another, as when a poll() elsewhere kicks.
  */
 #include <errno.h>
@@ -106,20 +106,20 @@ static void tx_stress(void)
 		len = 14 + caplen_of(seq);
 		for (i = 0; i < len; i++)
 			buf[i] = (uint8_t)(seq + i);
-		if (!ringcap_tx_put(ft.rc, buf, len)) {
-			if (++seq % 16 == 0 && ringcap_tx_flush(ft.rc) < 0)
+		if (!rcap_tx_put(ft.rc, buf, len)) {
+			if (++seq % 16 == 0 && rcap_tx_flush(ft.rc) < 0)
 				bad = 1;
 			continue;
 		}
-		if (errno != EAGAIN || ringcap_tx_flush(ft.rc) < 0)
+		if (errno != EAGAIN || rcap_tx_flush(ft.rc) < 0)
 			bad = 1;
 		full++;
 		sched_yield();
 	}
-	while (!bad && ringcap_tx_flush(ft.rc) == 1)
+	while (!bad && rcap_tx_flush(ft.rc) == 1)
 		sched_yield();
 	if (bad) {
-		ok(0, "transmit frame %u: %s", seq, ringcap_errmsg(ft.rc));
+		ok(0, "transmit frame %u: %s", seq, rcap_errmsg(ft.rc));
 		exit(tap_done());
 	}
 	pthread_join(thr, NULL);
@@ -144,7 +144,7 @@ int main(void)
 		return tap_done();
 	}
 	while (seq < FRAMES && !bad) {
-		n = ringcap_recv_batch(fr.rc, pkts, 32);
+		n = rcap_recv_batch(fr.rc, pkts, 32);
 		if (n < 0) {
 			bad = 1;
 			break;
@@ -157,11 +157,11 @@ int main(void)
 		for (i = 0; i < n && !bad; i++, seq++)
 			if (!fake_frame_ok(&pkts[i], caplen_of(seq), seq))
 				bad = 1;
-		ringcap_release(fr.rc);
+		rcap_release(fr.rc);
 	}
 	if (bad) {
 		ok(0, "frame %u wrong or ring corrupt: %s", seq,
-		   ringcap_errmsg(fr.rc));
+		   rcap_errmsg(fr.rc));
 		/* No join: the producer may be stuck on a full ring. */
 		exit(tap_done());
 	}

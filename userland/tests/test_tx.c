@@ -6,7 +6,7 @@
  * to a bare 8 bytes, nothing written past it), EAGAIN when the ring is
  * full and room again once completion moves, EMSGSIZE, flushes that
  * publish and kick (or do not need to), a device queue that fills,
- * ringcap_tx_wait(), corrupt completions, the kick's refusals in words,
+ * rcap_tx_wait(), corrupt completions, the kick's refusals in words,
  * the options before bind, and many frames through a small ring with
  * positions across 2^64. No module: the kick (sendto), the options
  * (setsockopt, getsockopt) and nanosleep are replaced below for one
@@ -157,7 +157,7 @@ static void tx_init(struct fake_tx *ft, uint32_t size, uint64_t start,
 
 static void tx_free(struct fake_tx *ft)
 {
-	ft->rc->fd = -1;	/* ringcap_close() must not close 1000 */
+	ft->rc->fd = -1;	/* rcap_close() must not close 1000 */
 	fake_tx_free(ft);
 	cur = NULL;
 }
@@ -179,30 +179,30 @@ static void hdr_checks(void)
 	h.magic = RINGCAP_MAGIC;
 	errno = 0;
 	ret = rc_check_tx_hdr(rc, &h, &info);
-	ok(ret && errno == EPROTO && strstr(ringcap_errmsg(rc), "not a ringcap transmit ring"),
-	   "the receive ring's magic: EPROTO (%s)", ringcap_errmsg(rc));
+	ok(ret && errno == EPROTO && strstr(rcap_errmsg(rc), "not a ringcap transmit ring"),
+	   "the receive ring's magic: EPROTO (%s)", rcap_errmsg(rc));
 	h = *ft.hdr;
 	h.abi_version = RINGCAP_ABI_VERSION + 1;
 	ret = rc_check_tx_hdr(rc, &h, &info);
-	ok(ret && errno == EPROTO && strstr(ringcap_errmsg(rc), "ABI version 2"),
-	   "ABI mismatch: EPROTO (%s)", ringcap_errmsg(rc));
+	ok(ret && errno == EPROTO && strstr(rcap_errmsg(rc), "ABI version 2"),
+	   "ABI mismatch: EPROTO (%s)", rcap_errmsg(rc));
 	h = *ft.hdr;
 	h.rec_hdr_len = sizeof(struct ringcap_rec);
 	ret = rc_check_tx_hdr(rc, &h, &info);
-	ok(ret && errno == EPROTO && strstr(ringcap_errmsg(rc), "transmit record header is 40 bytes, expected 16"),
-	   "the receive ring's record size: EPROTO (%s)", ringcap_errmsg(rc));
+	ok(ret && errno == EPROTO && strstr(rcap_errmsg(rc), "transmit record header is 40 bytes, expected 16"),
+	   "the receive ring's record size: EPROTO (%s)", rcap_errmsg(rc));
 	h = *ft.hdr;
 	h.data_size = SIZE - 8;
 	info.data_size = SIZE - 8;
 	ret = rc_check_tx_hdr(rc, &h, &info);
 	ok(ret && errno == EPROTO, "data size not a power of two: EPROTO (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	h = *ft.hdr;
 	info = ft.info;
 	info.mmap_size = SIZE;
 	ret = rc_check_tx_hdr(rc, &h, &info);
 	ok(ret && errno == EPROTO, "data area beyond the mapping: EPROTO (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	info = ft.info;
 	info.data_offset = 8192;
 	ret = rc_check_tx_hdr(rc, &h, &info);
@@ -216,14 +216,14 @@ static void hdr_checks(void)
 	info = ft.info;
 	h.frame_max = 13;
 	ret = rc_check_tx_hdr(rc, &h, &info);
-	ok(ret && errno == EPROTO && strstr(ringcap_errmsg(rc), "at most 13 bytes"),
-	   "frame_max 13: EPROTO (%s)", ringcap_errmsg(rc));
+	ok(ret && errno == EPROTO && strstr(rcap_errmsg(rc), "at most 13 bytes"),
+	   "frame_max 13: EPROTO (%s)", rcap_errmsg(rc));
 	h = *ft.hdr;
 	h.producer = SIZE + 8;
 	ret = rc_check_tx_hdr(rc, &h, &info);
-	ok(ret && errno == EPROTO && strstr(ringcap_errmsg(rc), "positions"),
+	ok(ret && errno == EPROTO && strstr(rcap_errmsg(rc), "positions"),
 	   "producer more than a ring ahead of completion: EPROTO (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	h.producer = 4;
 	ret = rc_check_tx_hdr(rc, &h, &info);
 	ok(ret && errno == EPROTO, "unaligned producer: EPROTO");
@@ -236,17 +236,17 @@ static void unmapped(void)
 	int ret;
 
 	errno = 0;
-	ret = ringcap_tx_put(&rc, frame(60, 0), 60);
+	ret = rcap_tx_put(&rc, frame(60, 0), 60);
 	ok(ret == -1 && errno == ENXIO &&
-	   strstr(ringcap_errmsg(&rc), "ringcap_set_tx_ring() before bind"),
-	   "put without a transmit ring: ENXIO (%s)", ringcap_errmsg(&rc));
+	   strstr(rcap_errmsg(&rc), "rcap_set_tx_ring() before bind"),
+	   "put without a transmit ring: ENXIO (%s)", rcap_errmsg(&rc));
 	errno = 0;
-	ok(ringcap_tx_flush(&rc) == -1 && errno == ENXIO,
+	ok(rcap_tx_flush(&rc) == -1 && errno == ENXIO,
 	   "flush without a transmit ring: ENXIO");
 	errno = 0;
-	ok(ringcap_tx_wait(&rc, 0) == -1 && errno == ENXIO,
+	ok(rcap_tx_wait(&rc, 0) == -1 && errno == ENXIO,
 	   "wait without a transmit ring: ENXIO");
-	ok(!ringcap_tx_frame_max(&rc) && !ringcap_tx_hdr(&rc),
+	ok(!rcap_tx_frame_max(&rc) && !rcap_tx_hdr(&rc),
 	   "no transmit ring: frame_max 0, no header");
 }
 
@@ -259,35 +259,35 @@ static void layout(void)
 
 	tx_init(&ft, SIZE, 0, FRAME_MAX, &seen);
 	seen.first_seq = 1;
-	ok(ringcap_tx_frame_max(ft.rc) == FRAME_MAX &&
-	   ringcap_tx_hdr(ft.rc) == ft.hdr,
+	ok(rcap_tx_frame_max(ft.rc) == FRAME_MAX &&
+	   rcap_tx_hdr(ft.rc) == ft.hdr,
 	   "frame_max is the device's, the header is the mapped one");
-	ret = ringcap_tx_put(ft.rc, frame(60, 1), 60);
+	ret = rcap_tx_put(ft.rc, frame(60, 1), 60);
 	rec = (const struct ringcap_tx_rec *)ft.data;
 	ok(!ret && rec->rec_len == 80 && rec->flags == 0 && rec->__pad == 0 &&
 	   rec->len == 60 && rec->__reserved == 0 &&
 	   !memcmp(rec + 1, frame(60, 1), 60),
 	   "a 60-byte frame: record of 80 bytes at offset 0, flags 0, len 60, the bytes after it");
-	ret = ringcap_tx_put(ft.rc, frame(14, 2), 14);
+	ret = rcap_tx_put(ft.rc, frame(14, 2), 14);
 	rec = (const struct ringcap_tx_rec *)(ft.data + 80);
 	ok(!ret && rec->rec_len == 32 && rec->len == 14 &&
 	   !memcmp(rec + 1, frame(14, 2), 14),
 	   "a 14-byte frame right after it: 32 bytes (16 + 14, rounded to 8)");
-	ret = ringcap_tx_put(ft.rc, frame(FRAME_MAX, 3), FRAME_MAX);
+	ret = rcap_tx_put(ft.rc, frame(FRAME_MAX, 3), FRAME_MAX);
 	rec = (const struct ringcap_tx_rec *)(ft.data + 112);
 	ok(!ret && rec->rec_len == 1536 && rec->len == FRAME_MAX,
 	   "a frame_max frame (1518): 1536 bytes");
 	ok(ft.hdr->producer == 0 && ft.kicks == 0,
 	   "nothing is published or kicked before a flush");
-	ret = ringcap_tx_flush(ft.rc);
+	ret = rcap_tx_flush(ft.rc);
 	ok(ret == 0 && ft.hdr->producer == 1648 && ft.kicks == 1 &&
 	   ft.hdr->completion == 1648 && seen.n == 3 && !seen.bad,
 	   "flush: producer 1648 published, one kick, 3 frames sent intact, completion read: 0 (ret %d)",
 	   ret);
-	ok(ringcap_tx_flush(ft.rc) == 0 && ft.kicks == 1,
+	ok(rcap_tx_flush(ft.rc) == 0 && ft.kicks == 1,
 	   "flush with nothing outstanding: 0, and no system call");
-	good = !ringcap_tx_put(ft.rc, frame(100, 4), 100) &&
-	       ringcap_tx_flush(ft.rc) == 0 && ft.kicks == 2 && seen.n == 4;
+	good = !rcap_tx_put(ft.rc, frame(100, 4), 100) &&
+	       rcap_tx_flush(ft.rc) == 0 && ft.kicks == 2 && seen.n == 4;
 	ok(good && !seen.bad && fake_tx_guard_ok(&ft),
 	   "the next frame follows; nothing written past the area");
 	tx_free(&ft);
@@ -300,35 +300,35 @@ static void lengths(void)
 
 	tx_init(&ft, SIZE, 0, FRAME_MAX, NULL);
 	errno = 0;
-	ret = ringcap_tx_put(ft.rc, frame(13, 0), 13);
+	ret = rcap_tx_put(ft.rc, frame(13, 0), 13);
 	ok(ret == -1 && errno == EMSGSIZE &&
-	   !strcmp(ringcap_errmsg(ft.rc),
+	   !strcmp(rcap_errmsg(ft.rc),
 		   "cannot send a frame of 13 bytes: the transmit ring takes 14 to 1518 (the device's MTU plus an Ethernet and a VLAN header)"),
-	   "13 bytes: EMSGSIZE (%s)", ringcap_errmsg(ft.rc));
+	   "13 bytes: EMSGSIZE (%s)", rcap_errmsg(ft.rc));
 	errno = 0;
-	ret = ringcap_tx_put(ft.rc, frame(FRAME_MAX + 1, 0), FRAME_MAX + 1);
+	ret = rcap_tx_put(ft.rc, frame(FRAME_MAX + 1, 0), FRAME_MAX + 1);
 	ok(ret == -1 && errno == EMSGSIZE &&
-	   strstr(ringcap_errmsg(ft.rc), "frame of 1519 bytes"),
-	   "frame_max + 1 bytes: EMSGSIZE (%s)", ringcap_errmsg(ft.rc));
-	ok(ringcap_tx_put(ft.rc, frame(0, 0), 0) == -1 && errno == EMSGSIZE &&
-	   ringcap_tx_put(ft.rc, frame(0, 0), UINT32_MAX) == -1 &&
+	   strstr(rcap_errmsg(ft.rc), "frame of 1519 bytes"),
+	   "frame_max + 1 bytes: EMSGSIZE (%s)", rcap_errmsg(ft.rc));
+	ok(rcap_tx_put(ft.rc, frame(0, 0), 0) == -1 && errno == EMSGSIZE &&
+	   rcap_tx_put(ft.rc, frame(0, 0), UINT32_MAX) == -1 &&
 	   errno == EMSGSIZE, "0 and 2^32-1 bytes: EMSGSIZE");
 	ok(ft.rc->tx_prod == 0, "refused frames take no room");
 
 	/* A kick renews frame_max from the MTU it finds (the MTU changed). */
 	ft.hdr->frame_max = 2000;
-	ok(ringcap_tx_frame_max(ft.rc) == 2000 &&
-	   ringcap_tx_put(ft.rc, frame(1600, 0), 1600) == 0,
+	ok(rcap_tx_frame_max(ft.rc) == 2000 &&
+	   rcap_tx_put(ft.rc, frame(1600, 0), 1600) == 0,
 	   "a kick's frame_max of 2000 (MTU raised): frame_max 2000, 1600 bytes taken");
 	ft.hdr->frame_max = 1000;
 	errno = 0;
-	ret = ringcap_tx_put(ft.rc, frame(1001, 0), 1001);
-	ok(ringcap_tx_frame_max(ft.rc) == 1000 && ret == -1 &&
-	   errno == EMSGSIZE && strstr(ringcap_errmsg(ft.rc), "takes 14 to 1000"),
+	ret = rcap_tx_put(ft.rc, frame(1001, 0), 1001);
+	ok(rcap_tx_frame_max(ft.rc) == 1000 && ret == -1 &&
+	   errno == EMSGSIZE && strstr(rcap_errmsg(ft.rc), "takes 14 to 1000"),
 	   "a kick's frame_max of 1000 (MTU lowered): 1001 bytes EMSGSIZE (%s)",
-	   ringcap_errmsg(ft.rc));
+	   rcap_errmsg(ft.rc));
 	ft.hdr->frame_max = 5;
-	ok(ringcap_tx_frame_max(ft.rc) == FRAME_MAX,
+	ok(rcap_tx_frame_max(ft.rc) == FRAME_MAX,
 	   "a frame_max below an Ethernet header (a stray write): the mapped %u",
 	   FRAME_MAX);
 	ft.hdr->frame_max = FRAME_MAX;
@@ -336,17 +336,17 @@ static void lengths(void)
 
 	/* A device that takes more than the ring holds in one record. */
 	tx_init(&ft, SIZE, 0, 65554, NULL);
-	ok(ringcap_tx_frame_max(ft.rc) == SIZE - REC,
+	ok(rcap_tx_frame_max(ft.rc) == SIZE - REC,
 	   "lo's 65554-byte frames in a 4 KiB ring: frame_max %u, what a record holds",
-	   ringcap_tx_frame_max(ft.rc));
+	   rcap_tx_frame_max(ft.rc));
 	errno = 0;
-	ret = ringcap_tx_put(ft.rc, frame(SIZE - REC + 1, 0), SIZE - REC + 1);
+	ret = rcap_tx_put(ft.rc, frame(SIZE - REC + 1, 0), SIZE - REC + 1);
 	ok(ret == -1 && errno == EMSGSIZE &&
-	   strstr(ringcap_errmsg(ft.rc), "what one record of the ring holds"),
+	   strstr(rcap_errmsg(ft.rc), "what one record of the ring holds"),
 	   "one more byte: EMSGSIZE naming the ring (%s)",
-	   ringcap_errmsg(ft.rc));
-	ret = ringcap_tx_put(ft.rc, frame(SIZE - REC, 0), SIZE - REC);
-	ok(!ret && ft.rc->tx_prod == SIZE && ringcap_tx_flush(ft.rc) == 0 &&
+	   rcap_errmsg(ft.rc));
+	ret = rcap_tx_put(ft.rc, frame(SIZE - REC, 0), SIZE - REC);
+	ok(!ret && ft.rc->tx_prod == SIZE && rcap_tx_flush(ft.rc) == 0 &&
 	   ft.sent == 1 && fake_tx_guard_ok(&ft),
 	   "a frame that fills the whole ring is put and sent");
 	tx_free(&ft);
@@ -363,7 +363,7 @@ static void pad(uint32_t tail)
 
 	tx_init(&ft, SIZE, start, FRAME_MAX, &seen);
 	seen.first_seq = 7;
-	ret = ringcap_tx_put(ft.rc, frame(60, 7), 60);
+	ret = rcap_tx_put(ft.rc, frame(60, 7), 60);
 	rec = (const struct ringcap_tx_rec *)(ft.data + SIZE - tail);
 	ok(!ret && rec->rec_len == tail && (rec->flags & RINGCAP_TX_PAD),
 	   "%u bytes before the end: a pad record of rec_len %u, RINGCAP_TX_PAD",
@@ -372,7 +372,7 @@ static void pad(uint32_t tail)
 	ok(rec->rec_len == 80 && rec->len == 60 && !rec->flags &&
 	   !memcmp(rec + 1, frame(60, 7), 60) && fake_tx_guard_ok(&ft),
 	   "... the frame at offset 0, nothing written past the area");
-	ret = ringcap_tx_flush(ft.rc);
+	ret = rcap_tx_flush(ft.rc);
 	ok(!ret && ft.hdr->producer == start + tail + 80 && ft.pads == 1 &&
 	   seen.n == 1 && !seen.bad && ft.hdr->completion == start + tail + 80,
 	   "... the kernel skips the pad and sends the frame; completion past both");
@@ -387,29 +387,29 @@ static void full(void)
 
 	/* 1000-byte frames take 1016: four fit in 4096, not five. */
 	tx_init(&ft, SIZE, 0, FRAME_MAX, &seen);
-	while (!ringcap_tx_put(ft.rc, frame(1000, n), 1000))
+	while (!rcap_tx_put(ft.rc, frame(1000, n), 1000))
 		n++;
 	ok(n == 4 && errno == EAGAIN &&
-	   strstr(ringcap_errmsg(ft.rc), "transmit ring is full"),
+	   strstr(rcap_errmsg(ft.rc), "transmit ring is full"),
 	   "four 1000-byte frames fill 4 KiB; the fifth: EAGAIN (%s)",
-	   ringcap_errmsg(ft.rc));
+	   rcap_errmsg(ft.rc));
 	ok(ft.hdr->producer == 0, "... and nothing was published");
-	ret = ringcap_tx_flush(ft.rc);
+	ret = rcap_tx_flush(ft.rc);
 	ok(!ret && seen.n == 4 && !seen.bad, "flush sends the four");
-	ok(!ringcap_tx_put(ft.rc, frame(1000, 4), 1000),
+	ok(!rcap_tx_put(ft.rc, frame(1000, 4), 1000),
 	   "room again: completion is read when the ring looks full");
 
 	/*
 	 * A flush that the full device stops, then a kick of the caller's
 	 * own (poll() for POLLOUT) that sends everything: put sees it.
 	 */
-	while (!ringcap_tx_put(ft.rc, frame(1000, 5), 1000))
+	while (!rcap_tx_put(ft.rc, frame(1000, 5), 1000))
 		;
 	ft.budget = 0;
-	ret = ringcap_tx_flush(ft.rc);
+	ret = rcap_tx_flush(ft.rc);
 	ft.budget = -1;
 	fake_tx_kick(&ft);
-	ok(ret == 1 && !ringcap_tx_put(ft.rc, frame(1000, 9), 1000),
+	ok(ret == 1 && !rcap_tx_put(ft.rc, frame(1000, 9), 1000),
 	   "a completion moved by another kick (poll()) is seen by put");
 	tx_free(&ft);
 
@@ -420,13 +420,13 @@ static void full(void)
 	 */
 	tx_init(&ft, SIZE, SIZE / 2, 65554, &seen);
 	errno = 0;
-	ret = ringcap_tx_put(ft.rc, frame(3000, 0), 3000);
+	ret = rcap_tx_put(ft.rc, frame(3000, 0), 3000);
 	ok(ret == -1 && errno == EAGAIN && ft.rc->tx_prod == SIZE,
 	   "3000 bytes at the middle of an empty 4 KiB ring: the pad is written, EAGAIN");
-	ok(ringcap_tx_flush(ft.rc) == 0 && ft.pads == 1 && !seen.n,
+	ok(rcap_tx_flush(ft.rc) == 0 && ft.pads == 1 && !seen.n,
 	   "... flush: the kernel passes the pad");
-	ok(!ringcap_tx_put(ft.rc, frame(3000, 0), 3000) &&
-	   ringcap_tx_flush(ft.rc) == 0 && seen.n == 1 && !seen.bad,
+	ok(!rcap_tx_put(ft.rc, frame(3000, 0), 3000) &&
+	   rcap_tx_flush(ft.rc) == 0 && seen.n == 1 && !seen.bad,
 	   "... then the frame goes in at offset 0 and is sent");
 	tx_free(&ft);
 }
@@ -445,27 +445,27 @@ static void device_full(void)
 	tx_init(&ft, SIZE, 0, FRAME_MAX, &seen);
 	ft.budget = 3;
 	for (i = 0; i < 10; i++)
-		ringcap_tx_put(ft.rc, frame(100, i), 100);
-	ret = ringcap_tx_flush(ft.rc);
+		rcap_tx_put(ft.rc, frame(100, i), 100);
+	ret = rcap_tx_flush(ft.rc);
 	ok(ret == 1 && seen.n == 3 && ft.hdr->completion == 3 * 120 &&
 	   ft.full == 1,
 	   "a device that takes 3 per kick: flush returns 1, completion after the third (ret %d)",
 	   ret);
-	while ((ret = ringcap_tx_flush(ft.rc)) == 1)
+	while ((ret = rcap_tx_flush(ft.rc)) == 1)
 		rounds++;
 	ok(!ret && rounds == 2 && seen.n == 10 && !seen.bad && ft.kicks == 4,
 	   "flushing again sends the rest in order: 4 kicks in all");
 
 	/* Stuck: wait kicks at growing intervals until the queue drains. */
 	for (i = 0; i < 10; i++)
-		ringcap_tx_put(ft.rc, frame(100, 10 + i), 100);
+		rcap_tx_put(ft.rc, frame(100, 10 + i), 100);
 	ft.budget = 0;
 	sleeps = 0;
-	ret = ringcap_tx_wait(ft.rc, 0);
+	ret = rcap_tx_wait(ft.rc, 0);
 	ok(ret == 0 && sleeps == 0 && ft.hdr->producer == ft.rc->tx_prod,
 	   "wait, timeout 0, device stuck: publishes, one kick, 0, no sleep");
 	drain_after = 5;
-	ret = ringcap_tx_wait(ft.rc, -1);
+	ret = rcap_tx_wait(ft.rc, -1);
 	ok(ret == 1 && sleeps == 5 && seen.n == 20 && !seen.bad,
 	   "wait, no timeout: 1 once the device drains (after %lu sleeps)",
 	   sleeps);
@@ -476,11 +476,11 @@ static void device_full(void)
 	drain_after = 0;
 
 	for (i = 0; i < 3; i++)
-		ringcap_tx_put(ft.rc, frame(100, 20 + i), 100);
+		rcap_tx_put(ft.rc, frame(100, 20 + i), 100);
 	ft.budget = 0;
 	sleeps = 0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = ringcap_tx_wait(ft.rc, 20);
+	ret = rcap_tx_wait(ft.rc, 20);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000.0 +
 	     (t1.tv_nsec - t0.tv_nsec) / 1e6;
@@ -491,13 +491,13 @@ static void device_full(void)
 	   "wait 20 ms, device stuck: 0 after %.1f ms, %lu sleeps of at most 1 ms",
 	   ms, sleeps);
 	ft.budget = 1;
-	ok(ringcap_tx_wait(ft.rc, 20) == 1 && seen.n == 21,
+	ok(rcap_tx_wait(ft.rc, 20) == 1 && seen.n == 21,
 	   "wait: 1 as soon as one frame goes out");
 	ft.budget = -1;
-	ok(ringcap_tx_wait(ft.rc, 20) == 1 && seen.n == 23,
+	ok(rcap_tx_wait(ft.rc, 20) == 1 && seen.n == 23,
 	   "wait with everything sendable: 1, all sent");
 	kicks = ft.kicks;
-	ok(ringcap_tx_wait(ft.rc, 20) == 1 && ft.kicks == kicks,
+	ok(rcap_tx_wait(ft.rc, 20) == 1 && ft.kicks == kicks,
 	   "wait with nothing outstanding: 1 at once, no kick");
 	tx_free(&ft);
 }
@@ -508,22 +508,22 @@ static void corrupt(void)
 	int ret;
 
 	tx_init(&ft, SIZE, 0, FRAME_MAX, NULL);
-	ringcap_tx_put(ft.rc, frame(100, 0), 100);
+	rcap_tx_put(ft.rc, frame(100, 0), 100);
 	ft.hdr->completion = 8 * SIZE;
 	errno = 0;
-	ret = ringcap_tx_flush(ft.rc);
+	ret = rcap_tx_flush(ft.rc);
 	ok(ret == -1 && errno == EIO &&
-	   strstr(ringcap_errmsg(ft.rc), "corrupt transmit ring: completion 32768"),
-	   "completion ahead of producer: EIO (%s)", ringcap_errmsg(ft.rc));
+	   strstr(rcap_errmsg(ft.rc), "corrupt transmit ring: completion 32768"),
+	   "completion ahead of producer: EIO (%s)", rcap_errmsg(ft.rc));
 	ft.hdr->completion = 4;
-	ok(ringcap_tx_flush(ft.rc) == -1 && errno == EIO,
+	ok(rcap_tx_flush(ft.rc) == -1 && errno == EIO,
 	   "unaligned completion: EIO");
 	ft.hdr->completion = 0;
-	while (!ringcap_tx_put(ft.rc, frame(100, 0), 100))
+	while (!rcap_tx_put(ft.rc, frame(100, 0), 100))
 		;
 	ft.hdr->completion = (uint64_t)-8;
 	errno = 0;
-	ret = ringcap_tx_put(ft.rc, frame(100, 0), 100);
+	ret = rcap_tx_put(ft.rc, frame(100, 0), 100);
 	ok(ret == -1 && errno == EIO,
 	   "put on a full ring, completion behind by more than the ring: EIO");
 	tx_free(&ft);
@@ -535,13 +535,13 @@ static void kick_refused(int err, const char *msg)
 	int ret;
 
 	tx_init(&ft, SIZE, 0, FRAME_MAX, NULL);
-	ringcap_tx_put(ft.rc, frame(60, 0), 60);
+	rcap_tx_put(ft.rc, frame(60, 0), 60);
 	kick_errno = err;
 	errno = 0;
-	ret = ringcap_tx_flush(ft.rc);
-	ok(ret == -1 && errno == err && !strcmp(ringcap_errmsg(ft.rc), msg),
+	ret = rcap_tx_flush(ft.rc);
+	ok(ret == -1 && errno == err && !strcmp(rcap_errmsg(ft.rc), msg),
 	   "kick refused with %s: \"%s\"", strerror(err),
-	   ringcap_errmsg(ft.rc));
+	   rcap_errmsg(ft.rc));
 	tx_free(&ft);
 }
 
@@ -552,24 +552,24 @@ static void kicks(void)
 
 	kick_refused(ENODEV, "sending: the transmit device went away");
 	kick_refused(ENOTCONN,
-		     "sending: the socket is not bound to a device (ringcap_bind() first)");
+		     "sending: the socket is not bound to a device (rcap_bind() first)");
 	kick_refused(ENXIO,
-		     "sending: No such device or address (the socket has no transmit ring: ringcap_set_tx_ring() before bind)");
+		     "sending: No such device or address (the socket has no transmit ring: rcap_set_tx_ring() before bind)");
 	kick_refused(EINVAL,
 		     "sending: Invalid argument (the kernel refused the transmit ring's producer position or a record: the ring's memory was overwritten)");
 	kick_refused(EPERM, "sending: Operation not permitted");
 	kick_errno = EINTR;
 	tx_init(&ft, SIZE, 0, FRAME_MAX, NULL);
-	ringcap_tx_put(ft.rc, frame(60, 0), 60);
-	ret = ringcap_tx_flush(ft.rc);
+	rcap_tx_put(ft.rc, frame(60, 0), 60);
+	ret = rcap_tx_flush(ft.rc);
 	ok(ret == 0 && ft.sent == 1, "a kick interrupted by a signal is made again");
 
 	/* A record overwritten after the put: the kernel's EINVAL. */
-	ringcap_tx_put(ft.rc, frame(60, 1), 60);
-	ringcap_tx_put(ft.rc, frame(60, 2), 60);
+	rcap_tx_put(ft.rc, frame(60, 1), 60);
+	rcap_tx_put(ft.rc, frame(60, 2), 60);
 	((struct ringcap_tx_rec *)(ft.data + 80 + 80))->rec_len = 12;
 	errno = 0;
-	ret = ringcap_tx_flush(ft.rc);
+	ret = rcap_tx_flush(ft.rc);
 	ok(ret == -1 && errno == EINVAL && ft.sent == 2 && ft.bad == 1,
 	   "an overwritten record: EINVAL from the kernel, what came before it sent");
 	tx_free(&ft);
@@ -582,53 +582,53 @@ static void options(void)
 	int ret;
 
 	rc->fd = FAKE_FD;
-	ret = ringcap_set_tx_ring(rc, 1 << 20);
+	ret = rcap_set_tx_ring(rc, 1 << 20);
 	ok(!ret && rc->tx_ring_size == 1 << 20 &&
 	   opt_set[RINGCAP_TX_RING_SIZE] == 1 << 20,
-	   "set_tx_ring: RINGCAP_TX_RING_SIZE set, noted for ringcap_map()");
+	   "set_tx_ring: RINGCAP_TX_RING_SIZE set, noted for rcap_map()");
 	opt_errno = EINVAL;
-	ret = ringcap_set_tx_ring(rc, 3000);
+	ret = rcap_set_tx_ring(rc, 3000);
 	ok(ret == -1 && errno == EINVAL && rc->tx_ring_size == 1 << 20 &&
-	   !strcmp(ringcap_errmsg(rc),
+	   !strcmp(rcap_errmsg(rc),
 		   "setting transmit ring size to 3000: Invalid argument (not 0 or a power of two within the module's limits)"),
-	   "set_tx_ring refused: not noted (%s)", ringcap_errmsg(rc));
+	   "set_tx_ring refused: not noted (%s)", rcap_errmsg(rc));
 	opt_errno = EBUSY;
-	ret = ringcap_set_tx_ring(rc, 4096);
+	ret = rcap_set_tx_ring(rc, 4096);
 	ok(ret == -1 && errno == EBUSY &&
-	   strstr(ringcap_errmsg(rc), "(the socket is already bound: set it before bind)"),
-	   "set_tx_ring after bind: EBUSY, saying so (%s)", ringcap_errmsg(rc));
+	   strstr(rcap_errmsg(rc), "(the socket is already bound: set it before bind)"),
+	   "set_tx_ring after bind: EBUSY, saying so (%s)", rcap_errmsg(rc));
 	opt_errno = ENOPROTOOPT;
-	ret = ringcap_set_tx_ring(rc, 4096);
+	ret = rcap_set_tx_ring(rc, 4096);
 	ok(ret == -1 && errno == ENOPROTOOPT &&
-	   strstr(ringcap_errmsg(rc), "(the loaded module has no transmit ring)"),
+	   strstr(rcap_errmsg(rc), "(the loaded module has no transmit ring)"),
 	   "set_tx_ring on an older module: ENOPROTOOPT, saying so (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 
-	ret = ringcap_set_capture(rc, 0);
+	ret = rcap_set_capture(rc, 0);
 	ok(!ret && rc->no_capture && opt_set[RINGCAP_CAPTURE] == 0,
 	   "set_capture(0): RINGCAP_CAPTURE 0, noted");
-	ret = ringcap_set_capture(rc, 5);
+	ret = rcap_set_capture(rc, 5);
 	ok(!ret && !rc->no_capture && opt_set[RINGCAP_CAPTURE] == 1,
 	   "set_capture(5): RINGCAP_CAPTURE 1");
 	opt_errno = EBUSY;
-	ret = ringcap_set_capture(rc, 0);
+	ret = rcap_set_capture(rc, 0);
 	ok(ret == -1 && !rc->no_capture &&
-	   !strcmp(ringcap_errmsg(rc),
+	   !strcmp(rcap_errmsg(rc),
 		   "setting capture to 0: Device or resource busy (the socket is already bound: set it before bind)"),
-	   "set_capture after bind: EBUSY, not noted (%s)", ringcap_errmsg(rc));
+	   "set_capture after bind: EBUSY, not noted (%s)", rcap_errmsg(rc));
 
-	ret = ringcap_tx_stats(rc, &st);
+	ret = rcap_tx_stats(rc, &st);
 	ok(!ret && !memcmp(&st, &fake_stats, sizeof(st)),
 	   "tx_stats: the kernel's struct ringcap_tx_stats");
 	opt_errno = ENXIO;
-	ret = ringcap_tx_stats(rc, &st);
+	ret = rcap_tx_stats(rc, &st);
 	ok(ret == -1 && errno == ENXIO && !st.sent &&
-	   !strcmp(ringcap_errmsg(rc),
+	   !strcmp(rcap_errmsg(rc),
 		   "reading the transmit counters: No such device or address (the socket has no transmit ring)"),
 	   "tx_stats without a transmit ring: ENXIO, zeroed (%s)",
-	   ringcap_errmsg(rc));
+	   rcap_errmsg(rc));
 	rc->fd = -1;
-	ringcap_close(rc);
+	rcap_close(rc);
 }
 
 /*
@@ -647,10 +647,10 @@ static void wrap(uint64_t start, const char *what)
 	seen.lens = lens;
 	while (seq < 20000 && !bad) {
 		len = 14 + (seq * 37) % 1400;
-		ret = ringcap_tx_put(ft.rc, frame(len, seq), len);
+		ret = rcap_tx_put(ft.rc, frame(len, seq), len);
 		if (!ret) {
 			lens[seq++ % 1024] = len;
-			if (seq % 5 == 0 && ringcap_tx_flush(ft.rc) < 0)
+			if (seq % 5 == 0 && rcap_tx_flush(ft.rc) < 0)
 				bad = 1;
 			continue;
 		}
@@ -658,11 +658,11 @@ static void wrap(uint64_t start, const char *what)
 			bad = 1;
 		/* 0: the device's queue is full this time. */
 		ft.budget = fulls++ % 4;
-		if (ringcap_tx_flush(ft.rc) < 0)
+		if (rcap_tx_flush(ft.rc) < 0)
 			bad = 1;
 		ft.budget = -1;
 	}
-	while ((ret = ringcap_tx_flush(ft.rc)) == 1)
+	while ((ret = rcap_tx_flush(ft.rc)) == 1)
 		;
 	ok(!bad && !ret && seen.n == 20000 && !seen.bad && ft.pads > 100 &&
 	   !ft.bad && fake_tx_guard_ok(&ft),

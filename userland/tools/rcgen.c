@@ -175,7 +175,7 @@ static void parse_tx_dev(int opt, const char *s, struct opts *o)
 	if (strchr(s, '@'))
 		bad_usage("%s: expected a device name without @QUEUE (the kernel picks the transmit queue), got '%s'",
 			  cli_optname(opt), s);
-	if (ringcap_parse_spec(s, o->tx_dev, sizeof(o->tx_dev), &queue))
+	if (rcap_parse_spec(s, o->tx_dev, sizeof(o->tx_dev), &queue))
 		bad_usage("%s: expected a network device name, got '%s'",
 			  cli_optname(opt), s);
 }
@@ -380,7 +380,7 @@ int main(int argc, char **argv)
 			pcapfile_free(&pf);
 	}
 	if (rc)
-		ringcap_close(rc);
+		rcap_close(rc);
 	else
 		close(fd);
 	return status;

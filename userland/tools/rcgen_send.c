@@ -271,7 +271,7 @@ struct ringcap *tx_open(const struct opts *o)
 	struct ringcap *rc;
 	int status;
 
-	rc = ringcap_open();
+	rc = rcap_open();
 	if (!rc && errno == EAFNOSUPPORT)
 		die(1, "--tx-ring %s: the ringcap module is not loaded (no /sys/module/ringcap)",
 		    o->tx_dev);
@@ -285,18 +285,18 @@ struct ringcap *tx_open(const struct opts *o)
 	 * would take every frame away from the stack. Its receive ring
 	 * stays empty, so it gets the smallest there is.
 	 */
-	if (ringcap_set_capture(rc, 0) ||
-	    ringcap_set_ring_size(rc, page > (long)RINGCAP_RING_SIZE_MIN ?
+	if (rcap_set_capture(rc, 0) ||
+	    rcap_set_ring_size(rc, page > (long)RINGCAP_RING_SIZE_MIN ?
 				  (uint32_t)page : RINGCAP_RING_SIZE_MIN))
-		die(1, "--tx-ring %s: %s", o->tx_dev, ringcap_errmsg(rc));
-	if (ringcap_set_tx_ring(rc, o->tx_ring_size)) {
+		die(1, "--tx-ring %s: %s", o->tx_dev, rcap_errmsg(rc));
+	if (rcap_set_tx_ring(rc, o->tx_ring_size)) {
 		/* A size the module refuses is still a bad argument. */
 		status = errno == EINVAL ? EXIT_USAGE : 1;
 		die(status, "--tx-ring-size %u: %s", o->tx_ring_size,
-		    ringcap_errmsg(rc));
+		    rcap_errmsg(rc));
 	}
-	if (ringcap_bind(rc, o->tx_dev, -1) || ringcap_map(rc))
-		die(1, "--tx-ring %s: %s", o->tx_dev, ringcap_errmsg(rc));
+	if (rcap_bind(rc, o->tx_dev, -1) || rcap_map(rc))
+		die(1, "--tx-ring %s: %s", o->tx_dev, rcap_errmsg(rc));
 	return rc;
 }
 
@@ -308,7 +308,7 @@ struct ringcap *tx_open(const struct opts *o)
 void tx_check_lengths(struct ringcap *rc, const struct opts *o,
 			     const struct pcapfile *pf)
 {
-	uint32_t max = ringcap_tx_frame_max(rc), longest = o->size;
+	uint32_t max = rcap_tx_frame_max(rc), longest = o->size;
 	size_t i;
 
 	if (pf)
@@ -317,7 +317,7 @@ void tx_check_lengths(struct ringcap *rc, const struct opts *o,
 				longest = pf->frames[i].iov_len;
 	if (longest <= max)
 		return;
-	if (max < ringcap_tx_hdr(rc)->frame_max)
+	if (max < rcap_tx_hdr(rc)->frame_max)
 		die(1, "--tx-ring %s: %s has frames of %u bytes, but a %u-byte transmit ring holds frames of at most %u: raise --tx-ring-size",
 		    o->tx_dev, pf ? o->replay : "--size", longest,
 		    o->tx_ring_size, max);
@@ -341,20 +341,20 @@ static int tx_send(struct ringcap *rc, const struct opts *o, struct gen *g,
 
 	for (i = 0; i < want; i++) {
 		iov = g->msgs[i].msg_hdr.msg_iov;
-		if (ringcap_tx_put(rc, iov->iov_base, iov->iov_len))
+		if (rcap_tx_put(rc, iov->iov_base, iov->iov_len))
 			break;
 	}
 	if (i < want && errno != EAGAIN)
 		goto fail;
-	if (ringcap_tx_flush(rc) < 0)
+	if (rcap_tx_flush(rc) < 0)
 		goto fail;
-	if (!i && ringcap_tx_wait(rc, ticker_wait_ms(tk, now_ns())) < 0 &&
+	if (!i && rcap_tx_wait(rc, ticker_wait_ms(tk, now_ns())) < 0 &&
 	    errno != EINTR)
 		goto fail;
 	return i;
 fail:
 	fprintf(stderr, PROG ": --tx-ring %s: %s\n", o->tx_dev,
-		ringcap_errmsg(rc));
+		rcap_errmsg(rc));
 	return -1;
 }
 
@@ -369,20 +369,20 @@ static int tx_drain(struct ringcap *rc, const struct opts *o)
 				      TX_DRAIN_MS * (NSEC / 1000);
 	int ret;
 
-	while ((ret = ringcap_tx_flush(rc)) == 1) {
+	while ((ret = rcap_tx_flush(rc)) == 1) {
 		if (now_ns() >= deadline) {
 			fprintf(stderr, PROG ": --tx-ring %s: the device's queue stayed full for %d s; the frames still in the transmit ring are not sent\n",
 				o->tx_dev, TX_DRAIN_MS / 1000);
 			return 1;
 		}
 		/* A second signal does not cut this short: it is bounded. */
-		if (ringcap_tx_wait(rc, 100) < 0 && errno != EINTR)
+		if (rcap_tx_wait(rc, 100) < 0 && errno != EINTR)
 			break;
 	}
 	if (!ret)
 		return 0;
 	fprintf(stderr, PROG ": --tx-ring %s: %s\n", o->tx_dev,
-		ringcap_errmsg(rc));
+		rcap_errmsg(rc));
 	return 1;
 }
 
@@ -402,9 +402,9 @@ static void print_send_summary(const struct opts *o, const struct tally *tl,
 	       tl->frames, tl->bytes, seconds,
 	       seconds > 0 ? tl->frames / seconds : 0.0,
 	       o->replay ? 0 : o->flows, o->replay ? 0 : o->size, tl->errors);
-	if (rc && ringcap_tx_stats(rc, &st)) {
+	if (rc && rcap_tx_stats(rc, &st)) {
 		/* The header's mirror of them, as of the last kick. */
-		hdr = ringcap_tx_hdr(rc);
+		hdr = rcap_tx_hdr(rc);
 		memset(&st, 0, sizeof(st));
 		st.refused_len = __atomic_load_n(&hdr->refused,
 						 __ATOMIC_RELAXED);

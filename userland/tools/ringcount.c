@@ -11,7 +11,7 @@
  *
  * (one line). path is how the device fed the socket (xdp-copy, aware,
  * zerocopy with -z, hook, or hook:WHY where mode 2 fell back to the mode
- * 0 hook; see ringcap_path_name()), as read at the end, or at bind if the
+ * 0 hook; see rcap_path_name()), as read at the end, or at bind if the
  * device has gone since. captured counts frames this program read;
  * received counts frames the kernel wrote into the ring, which is larger
  * only by what was still unread when the program stopped.
@@ -38,7 +38,7 @@ struct opts {
 	unsigned long long count;	/* 0: no limit */
 	double duration;		/* seconds, 0: no limit */
 	uint32_t snaplen;		/* 0: the socket's default */
-	uint32_t watermark;		/* 0: ringcap_batch_watermark() */
+	uint32_t watermark;		/* 0: rcap_batch_watermark() */
 	uint32_t timeout_us;		/* RINGCAP_WAKEUP_KEEP: default */
 	uint32_t ring_size;		/* 0: the module's default */
 	uint32_t cluster_id;		/* 0: none */
@@ -118,7 +118,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	/*
 	 * Counting wants throughput: few wake-ups (watermark 0 stands for
-	 * ringcap_batch_watermark() of the ring and snaplen), each frame
+	 * rcap_batch_watermark() of the ring and snaplen), each frame
 	 * within 100 ms.
 	 */
 	o->timeout_us = 100000;
@@ -154,7 +154,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					  o->ring_size);
 			break;
 		case 'C':
-			if (ringcap_parse_cluster(optarg, &o->cluster_id,
+			if (rcap_parse_cluster(optarg, &o->cluster_id,
 						  &o->cluster_policy))
 				bad_usage("-C: bad cluster '%s': expected ID or ID:flow|rr|queue, ID 1..4294967295",
 					  optarg);
@@ -176,7 +176,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (!o->spec)
 		bad_usage("-i DEV[@QUEUE] is required");
-	if (ringcap_parse_spec(o->spec, o->ifname, sizeof(o->ifname),
+	if (rcap_parse_spec(o->spec, o->ifname, sizeof(o->ifname),
 			       &o->queue))
 		bad_usage("-i: bad device '%s': expected DEV or DEV@QUEUE",
 			  o->spec);
@@ -209,7 +209,7 @@ static struct ringcap *setup(struct opts *o)
 			PROG ": ringcap module not loaded (no /sys/module/ringcap)\n");
 		exit(1);
 	}
-	rc = ringcap_open();
+	rc = rcap_open();
 	if (!rc) {
 		if (errno == EAFNOSUPPORT)
 			fprintf(stderr,
@@ -221,27 +221,27 @@ static struct ringcap *setup(struct opts *o)
 				errno == EPERM ? " (needs CAP_NET_RAW)" : "");
 		exit(1);
 	}
-	if ((o->ring_size && ringcap_set_ring_size(rc, o->ring_size)) ||
-	    (o->snaplen && ringcap_set_snaplen(rc, o->snaplen)) ||
-	    (!o->watermark && ringcap_get_ring_size(rc, &ring_size)) ||
-	    ringcap_set_wakeup(rc, o->watermark ? o->watermark :
-			       ringcap_batch_watermark(ring_size, o->snaplen),
+	if ((o->ring_size && rcap_set_ring_size(rc, o->ring_size)) ||
+	    (o->snaplen && rcap_set_snaplen(rc, o->snaplen)) ||
+	    (!o->watermark && rcap_get_ring_size(rc, &ring_size)) ||
+	    rcap_set_wakeup(rc, o->watermark ? o->watermark :
+			       rcap_batch_watermark(ring_size, o->snaplen),
 			       o->timeout_us) ||
-	    (o->cluster_id && ringcap_set_cluster(rc, o->cluster_id,
+	    (o->cluster_id && rcap_set_cluster(rc, o->cluster_id,
 						  o->cluster_policy)) ||
-	    (o->zerocopy && ringcap_set_zerocopy(rc, 1))) {
+	    (o->zerocopy && rcap_set_zerocopy(rc, 1))) {
 		/* The kernel refusing a value is still a bad argument. */
 		bad_arg = errno == EINVAL;
-		fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
+		fprintf(stderr, PROG ": %s\n", rcap_errmsg(rc));
 		exit(bad_arg ? EXIT_USAGE : 1);
 	}
-	if (ringcap_bind(rc, o->ifname, o->queue) || ringcap_map(rc)) {
-		fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
+	if (rcap_bind(rc, o->ifname, o->queue) || rcap_map(rc)) {
+		fprintf(stderr, PROG ": %s\n", rcap_errmsg(rc));
 		exit(1);
 	}
-	if (ringcap_path(rc, &path))
+	if (rcap_path(rc, &path))
 		memset(&path, 0, sizeof(path));
-	snprintf(o->path, sizeof(o->path), "%s", ringcap_path_name(&path));
+	snprintf(o->path, sizeof(o->path), "%s", rcap_path_name(&path));
 	return rc;
 }
 
@@ -250,7 +250,7 @@ static void print_second(struct ringcap *rc, const struct tally *now,
 {
 	struct ringcap_stats st;
 
-	if (ringcap_stats(rc, &st))
+	if (rcap_stats(rc, &st))
 		memset(&st, 0, sizeof(st));
 	printf("t=%.2f fps=%.0f mbps=%.2f total=%llu dropped=%llu filtered=%llu nic_dropped=%llu\n",
 	       t, (now->frames - prev->frames) / dt,
@@ -271,11 +271,11 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 
 	if (o->cluster_id)
 		snprintf(cbuf, sizeof(cbuf), "%u:%s", o->cluster_id,
-			 ringcap_cluster_policy_name(o->cluster_policy));
-	if (!ringcap_path(rc, &path) && path.path != RINGCAP_PATH_UNBOUND)
-		pname = ringcap_path_name(&path);
+			 rcap_cluster_policy_name(o->cluster_policy));
+	if (!rcap_path(rc, &path) && path.path != RINGCAP_PATH_UNBOUND)
+		pname = rcap_path_name(&path);
 	/* Counters survive the device going away, so this normally works. */
-	if (ringcap_stats(rc, &st))
+	if (rcap_stats(rc, &st))
 		memset(&st, 0, sizeof(st));
 	printf(PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s path=%s\n",
 	       o->ifname, queue_str(o, qbuf, sizeof(qbuf)), tl->frames,
@@ -296,16 +296,16 @@ static int take(struct ringcap *rc, const struct opts *o, struct tally *tl)
 
 	if (o->count && o->count - tl->frames < BATCH)
 		want = (int)(o->count - tl->frames);
-	n = ringcap_recv_batch(rc, pkts, want);
+	n = rcap_recv_batch(rc, pkts, want);
 	if (n < 0) {
-		fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
+		fprintf(stderr, PROG ": %s\n", rcap_errmsg(rc));
 		return -1;
 	}
 	for (i = 0; i < n; i++)
 		tl->bytes += pkts[i].rec->wire_len;
 	tl->frames += n;
 	if (n)
-		ringcap_release(rc);
+		rcap_release(rc);
 	return n;
 }
 
@@ -347,9 +347,9 @@ static int count(struct ringcap *rc, const struct opts *o)
 		 * With -z this poll() of an empty ring is also what lets
 		 * the driver fetch new frames and re-arm the buffers.
 		 */
-		if (ringcap_wait(rc, ticker_wait_ms(&tk, now)) < 0 &&
+		if (rcap_wait(rc, ticker_wait_ms(&tk, now)) < 0 &&
 		    errno != EINTR) {
-			fprintf(stderr, PROG ": %s\n", ringcap_errmsg(rc));
+			fprintf(stderr, PROG ": %s\n", rcap_errmsg(rc));
 			status = 1;
 			break;
 		}
@@ -360,7 +360,7 @@ static int count(struct ringcap *rc, const struct opts *o)
 	 * still count. At most what one ring holds, so that traffic that
 	 * keeps coming cannot hold the stop up.
 	 */
-	left = ringcap_hdr(rc)->data_size / sizeof(struct ringcap_rec);
+	left = rcap_hdr(rc)->data_size / sizeof(struct ringcap_rec);
 	while (!status && left > 0 && (!o->count || tl.frames < o->count)) {
 		n = take(rc, o, &tl);
 		if (n <= 0) {
@@ -381,11 +381,11 @@ int main(int argc, char **argv)
 
 	parse_args(argc, argv, &o);
 
-	/* No SA_RESTART: a signal ends ringcap_wait() at once. */
+	/* No SA_RESTART: a signal ends rcap_wait() at once. */
 	cli_catch_stop(NULL, 0, 0);
 
 	rc = setup(&o);
 	status = count(rc, &o);
-	ringcap_close(rc);
+	rcap_close(rc);
 	return status;
 }

@@ -204,6 +204,7 @@ static void rce_sw_free(struct rce_adapter *ad)
 static const struct ringcap_drv_ops rce_ringcap_ops = {
 	.zc_start = rce_zc_start,
 	.zc_stop = rce_zc_stop,
+	.zc_wakeup = rce_zc_wakeup,
 	.tx_frames = rce_tx_frames,
 };
 

@@ -245,6 +245,7 @@ bool rce_rx_pending(struct rce_rx_ring *rx);
 int rce_zc_start(struct net_device *netdev, unsigned int q,
 		 struct ringcap_zc *zc);
 void rce_zc_stop(struct net_device *netdev, unsigned int q);
+void rce_zc_wakeup(struct net_device *netdev, unsigned int q);
 void rce_zc_apply(struct rce_rx_ring *rx);
 unsigned int rce_zc_rearm(struct rce_rx_ring *rx);
 bool rce_zc_want_irq(struct rce_rx_ring *rx);

@@ -94,8 +94,9 @@ int rce_rx_threads_start(struct rce_adapter *ad)
  * rce_rx_threads_stop - stop every queue's thread
  * @ad: the adapter
  *
- * Handlers read rx->thread: it is cleared and running handlers finish
- * before the task can go away under them.
+ * Handlers and the module's zc_wakeup calls read rx->thread: it is
+ * cleared, and running handlers and calls (under RCU) finish, before the
+ * task can go away under them.
  */
 void rce_rx_threads_stop(struct rce_adapter *ad)
 {
@@ -107,6 +108,7 @@ void rce_rx_threads_stop(struct rce_adapter *ad)
 		WRITE_ONCE(ad->rx[q].thread, NULL);
 	}
 	rce_irq_sync(ad);
+	synchronize_rcu();
 	for (q = 0; q < RCE_NUM_RXQ; q++)
 		if (t[q])
 			kthread_stop(t[q]);

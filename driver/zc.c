@@ -14,7 +14,7 @@
  * Interrupts follow the reader (nCap): once the NIC has nothing new, the
  * thread unmasks the queue's interrupt only for a reader asleep in poll().
  * A busy reader calls poll() when it runs dry, which wakes the thread
- * (ringcap_zc_bufs.kick) to fetch, re-arm and, with nothing left, unmask.
+ * (zc_wakeup) to fetch, re-arm and, with nothing left, unmask.
  */
 #include <linux/kthread.h>
 #include <linux/rtnetlink.h>
@@ -136,7 +136,6 @@ int rce_zc_start(struct net_device *netdev, unsigned int q,
 		.nr_pages = rx->nr_pages,
 		.buf_size = RCE_RX_BUF_LEN,
 		.nr_bufs = rx->count,
-		.kick = rx->thread,
 	};
 	err = ringcap_zc_set_bufs(zc, &bufs);
 	if (err)
@@ -157,6 +156,24 @@ void rce_zc_stop(struct net_device *netdev, unsigned int q)
 	ASSERT_RTNL();
 	if (ad->up && ad->rx[q].zc)
 		rce_zc_switch(&ad->rx[q], NULL);
+}
+
+/**
+ * rce_zc_wakeup - ringcap_drv_ops.zc_wakeup: a reader of queue @q polls
+ * @netdev: the device
+ * @q: the RX queue
+ *
+ * BH disabled, so under RCU: rce_rx_threads_stop() clears rx->thread and
+ * waits for a grace period before it stops the task, and rce_down() stops
+ * the threads before the module hears of it (ringcap_zc_gone()).
+ */
+void rce_zc_wakeup(struct net_device *netdev, unsigned int q)
+{
+	struct rce_adapter *ad = netdev_priv(netdev);
+	struct task_struct *t = READ_ONCE(ad->rx[q].thread);
+
+	if (t)
+		wake_up_process(t);
 }
 
 /**

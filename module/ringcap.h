@@ -13,8 +13,9 @@
  *   tx->lock            one transmit kick at a time (tx.c)
  *   rs->prod_lock       the ring's producer side, counters and wake-up
  *                       state; taken in softirq or with BH disabled
- *   zc->kick_lock       a zero-copy queue's wake-up of the driver's
- *                       thread (zerocopy.c); BH disabled, a leaf
+ *   zc->wake_lock       a zero-copy queue's driver wake-up, held across
+ *                       the driver's zc_wakeup (zerocopy.c); BH disabled,
+ *                       a leaf but for what that driver op takes
  */
 #ifndef _RINGCAP_H
 #define _RINGCAP_H

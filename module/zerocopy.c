@@ -50,8 +50,14 @@ struct ringcap_zc {
 	bool dead;			/* the queue no longer feeds us */
 	struct ringcap_zc_bufs bufs;	/* pages referenced by us */
 
-	spinlock_t kick_lock;
-	struct task_struct *kick;	/* referenced; NULL once dead */
+	/*
+	 * The driver's zc_wakeup for the queue, under wake_lock: set once
+	 * zc_start succeeded, NULL before zc_stop and once dead, so no
+	 * call starts after those and none is in flight then.
+	 */
+	spinlock_t wake_lock;
+	void (*wakeup)(struct net_device *dev, unsigned int q);
+	struct net_device *wake_dev;
 
 	/* the queue's context only */
 	struct ringcap_zc_held *held;	/* nr_bufs entries */
@@ -69,8 +75,6 @@ static void ringcap_zc_put(struct ringcap_zc *zc)
 		put_page(zc->bufs.pages[i]);
 	kvfree(zc->bufs.pages);
 	kvfree(zc->held);
-	if (zc->kick)
-		put_task_struct(zc->kick);
 	kfree(zc);
 }
 
@@ -107,10 +111,6 @@ int ringcap_zc_set_bufs(struct ringcap_zc *zc, const struct ringcap_zc_bufs *b)
 	zc->bufs.nr_pages = b->nr_pages;
 	zc->bufs.buf_size = b->buf_size;
 	zc->bufs.nr_bufs = b->nr_bufs;
-	if (b->kick) {
-		get_task_struct(b->kick);
-		zc->kick = b->kick;
-	}
 	return 0;
 }
 EXPORT_SYMBOL_GPL(ringcap_zc_set_bufs);
@@ -231,24 +231,26 @@ bool ringcap_zc_dead(const struct ringcap_zc *zc)
 }
 EXPORT_SYMBOL_GPL(ringcap_zc_dead);
 
+/* No zc_wakeup starts from now on, and none is running when it returns. */
+static void ringcap_zc_quiet(struct ringcap_zc *zc)
+{
+	spin_lock_bh(&zc->wake_lock);
+	zc->wakeup = NULL;
+	zc->wake_dev = NULL;
+	spin_unlock_bh(&zc->wake_lock);
+}
+
 /* The queue stops feeding @zc for good; rtnl held. */
 static void ringcap_zc_kill(struct ringcap_zc *zc)
 {
-	struct task_struct *kick;
-
 	ASSERT_RTNL();
 	if (zc->dead)
 		return;
+	ringcap_zc_quiet(zc);
 	WRITE_ONCE(zc->dead, true);
 	if (zc->rd)
 		zc->rd->zc[zc->queue] = NULL;
 	zc->rd = NULL;
-	spin_lock_bh(&zc->kick_lock);
-	kick = zc->kick;
-	zc->kick = NULL;
-	spin_unlock_bh(&zc->kick_lock);
-	if (kick)
-		put_task_struct(kick);
 	ringcap_sock_lost(zc->rs);
 }
 
@@ -271,13 +273,16 @@ EXPORT_SYMBOL_GPL(ringcap_zc_gone);
  * @rd: the device, registering; rtnl held
  * @ops: what the driver offers, or NULL
  *
- * Return: 0 (also for a driver without zc_start) or -ENOMEM.
+ * Return: 0 (also for a driver without zc_start), -EINVAL for zc_start
+ * without zc_stop and zc_wakeup, or -ENOMEM.
  */
 int ringcap_zc_register(struct ringcap_dev *rd,
 			const struct ringcap_drv_ops *ops)
 {
 	if (!ops || !ops->zc_start)
 		return 0;
+	if (WARN_ON(!ops->zc_stop || !ops->zc_wakeup))
+		return -EINVAL;
 	rd->zc = kcalloc(rd->nr_rxq, sizeof(*rd->zc), GFP_KERNEL);
 	return rd->zc ? 0 : -ENOMEM;
 }
@@ -348,7 +353,7 @@ int ringcap_zc_bind(struct ringcap_sock *rs)
 	zc->rs = rs;
 	zc->rd = rd;
 	zc->queue = rs->queue;
-	spin_lock_init(&zc->kick_lock);
+	spin_lock_init(&zc->wake_lock);
 	rs->zc = zc;
 	err = rd->ops->zc_start(rs->dev, rs->queue, zc);
 	if (err) {
@@ -358,6 +363,10 @@ int ringcap_zc_bind(struct ringcap_sock *rs)
 		return err;
 	}
 	rd->zc[rs->queue] = zc;
+	spin_lock_bh(&zc->wake_lock);
+	zc->wakeup = rd->ops->zc_wakeup;
+	zc->wake_dev = rs->dev;
+	spin_unlock_bh(&zc->wake_lock);
 	hdr->zc_buf_size = zc->bufs.buf_size;
 	hdr->zc_nr_bufs = zc->bufs.nr_bufs;
 	hdr->zc_mmap_offset = RINGCAP_ZC_MMAP_OFFSET;
@@ -376,6 +385,7 @@ void ringcap_zc_unbind(struct ringcap_sock *rs)
 	ASSERT_RTNL();
 	if (!zc->dead) {
 		/* The driver re-arms every buffer and forgets zc. */
+		ringcap_zc_quiet(zc);
 		zc->rd->ops->zc_stop(rs->dev, zc->queue);
 		zc->rd->zc[zc->queue] = NULL;
 		zc->rd = NULL;
@@ -492,9 +502,9 @@ out:
  * ringcap_zc_poll - poll() found nothing to read on a zero-copy socket
  * @rs: the socket
  *
- * Lets the queue's thread fetch what the NIC holds, re-arm what the
- * reader released, and unmask the interrupt if there is nothing
- * (ringcap_zc_reader_waits()).
+ * Asks the driver (zc_wakeup) to have the queue fetch what the NIC
+ * holds, re-arm what the reader released, and unmask the interrupt if
+ * there is nothing (ringcap_zc_reader_waits()).
  */
 void ringcap_zc_poll(struct ringcap_sock *rs)
 {
@@ -503,10 +513,10 @@ void ringcap_zc_poll(struct ringcap_sock *rs)
 	rcu_read_lock();
 	zc = READ_ONCE(rs->zc);
 	if (zc) {
-		spin_lock_bh(&zc->kick_lock);
-		if (zc->kick)
-			wake_up_process(zc->kick);
-		spin_unlock_bh(&zc->kick_lock);
+		spin_lock_bh(&zc->wake_lock);
+		if (zc->wakeup)
+			zc->wakeup(zc->wake_dev, zc->queue);
+		spin_unlock_bh(&zc->wake_lock);
 	}
 	rcu_read_unlock();
 }

@@ -40,6 +40,14 @@ struct ringcap_rx_meta {
  * the device is down, -EBUSY if the queue is taken.
  * zc_stop (RTNL held): the reader is gone; return every buffer to the NIC
  * and the queue to the stack. Not called after ringcap_zc_gone().
+ * zc_wakeup: a reader found nothing to read and polls: have queue @q
+ * fetch what the NIC holds, re-arm what the reader released and, with
+ * nothing left, unmask its interrupt (ringcap_zc_reader_waits()).
+ * Called from poll() with BH disabled, so it must not sleep; never
+ * before zc_start returned 0, never once zc_stop has been called or the
+ * driver has called ringcap_zc_gone() (what it uses may go then, after
+ * a grace period: a call in flight holds off synchronize_rcu()).
+ * Required with zc_start.
  * The driver calls ringcap_zc_gone() when the queue's buffers go away
  * (device down, removal) after the NIC stopped writing them and before
  * it frees them: the module keeps the pages until the reader lets them
@@ -63,6 +71,7 @@ struct ringcap_drv_ops {
 	int (*zc_start)(struct net_device *dev, unsigned int q,
 			struct ringcap_zc *zc);
 	void (*zc_stop)(struct net_device *dev, unsigned int q);
+	void (*zc_wakeup)(struct net_device *dev, unsigned int q);
 	int (*tx_frames)(struct net_device *dev,
 			 const struct ringcap_tx_frame *f, unsigned int n);
 };
@@ -72,7 +81,6 @@ struct ringcap_zc_bufs {
 	unsigned int nr_pages;
 	unsigned int buf_size;	/* divides PAGE_SIZE */
 	unsigned int nr_bufs;	/* nr_pages * PAGE_SIZE / buf_size */
-	struct task_struct *kick;	/* woken by a reader with nothing to read */
 };
 
 struct ringcap_dev *ringcap_register_dev(struct net_device *dev,

@@ -390,13 +390,27 @@ static int ringcap_get_tx_stats(struct ringcap_sock *rs,
 	return ringcap_tx_stats(rs, &v->tx_stats);
 }
 
-/* One option getsockopt() reports: its size and its getter. */
+/*
+ * One option getsockopt() reports: its size, the smallest buffer it takes
+ * (the first size published, for a structure that grows) and its getter.
+ */
 struct ringcap_getopt {
-	unsigned int len;
+	unsigned int len, min_len;
 	int (*get)(struct ringcap_sock *rs, union ringcap_getval *v);
 };
 
-#define RINGCAP_GET(type, fn)	{ .len = sizeof(type), .get = (fn) }
+#define RINGCAP_GET(type, fn)	\
+	{ .len = sizeof(type), .min_len = sizeof(type), .get = (fn) }
+#define RINGCAP_GET_GROWS(type, v1, fn)	\
+	{ .len = sizeof(type), .min_len = (v1), .get = (fn) }
+
+/* The first sizes end where a field of that first structure ended. */
+static_assert(RINGCAP_RING_INFO_SIZE_V1 ==
+	      offsetofend(struct ringcap_ring_info, data_size));
+static_assert(RINGCAP_STATS_SIZE_V1 ==
+	      offsetofend(struct ringcap_stats, nic_dropped));
+static_assert(RINGCAP_TX_STATS_SIZE_V1 ==
+	      offsetofend(struct ringcap_tx_stats, kicks));
 
 static const struct ringcap_getopt ringcap_getopts[] = {
 	[RINGCAP_RING_SIZE] = RINGCAP_GET(u32, ringcap_get_ring_size),
@@ -409,15 +423,20 @@ static const struct ringcap_getopt ringcap_getopts[] = {
 	[RINGCAP_ZEROCOPY] = RINGCAP_GET(u32, ringcap_get_zerocopy),
 	[RINGCAP_TX_RING_SIZE] = RINGCAP_GET(u32, ringcap_get_tx_size),
 	[RINGCAP_CAPTURE] = RINGCAP_GET(u32, ringcap_get_capture),
-	[RINGCAP_RING_INFO] = RINGCAP_GET(struct ringcap_ring_info,
-					  ringcap_get_ring_info),
-	[RINGCAP_STATS] = RINGCAP_GET(struct ringcap_stats, ringcap_get_stats),
+	[RINGCAP_RING_INFO] = RINGCAP_GET_GROWS(struct ringcap_ring_info,
+						RINGCAP_RING_INFO_SIZE_V1,
+						ringcap_get_ring_info),
+	[RINGCAP_STATS] = RINGCAP_GET_GROWS(struct ringcap_stats,
+					    RINGCAP_STATS_SIZE_V1,
+					    ringcap_get_stats),
 	[RINGCAP_ABI] = RINGCAP_GET(u32, ringcap_get_abi),
 	[RINGCAP_PATH] = RINGCAP_GET(struct ringcap_path, ringcap_get_path),
-	[RINGCAP_TX_INFO] = RINGCAP_GET(struct ringcap_ring_info,
-					ringcap_get_tx_info),
-	[RINGCAP_TX_STATS] = RINGCAP_GET(struct ringcap_tx_stats,
-					 ringcap_get_tx_stats),
+	[RINGCAP_TX_INFO] = RINGCAP_GET_GROWS(struct ringcap_ring_info,
+					      RINGCAP_RING_INFO_SIZE_V1,
+					      ringcap_get_tx_info),
+	[RINGCAP_TX_STATS] = RINGCAP_GET_GROWS(struct ringcap_tx_stats,
+					       RINGCAP_TX_STATS_SIZE_V1,
+					       ringcap_get_tx_stats),
 };
 
 /**
@@ -429,7 +448,8 @@ static const struct ringcap_getopt ringcap_getopts[] = {
  * @optlen: its room in, the value's length out
  *
  * No rtnl: any socket holder may ask, as often as it likes. A buffer
- * shorter than the option is EINVAL; a longer one gets the option's size.
+ * shorter than the option's first size is EINVAL; a longer one gets what
+ * fits, up to the option's size today, and optlen says how much.
  *
  * Return: 0, or the errno docs/CONTRACTS.md gives for the option.
  */
@@ -439,6 +459,7 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 	struct ringcap_sock *rs = ringcap_sk(sock->sk);
 	const struct ringcap_getopt *o;
 	union ringcap_getval v;
+	unsigned int n;
 	int len, err;
 
 	if (level != SOL_RINGCAP)
@@ -455,9 +476,10 @@ int ringcap_getsockopt(struct socket *sock, int level, int optname,
 	err = o->get(rs, &v);
 	if (err)
 		return err;
-	if (len < (int)o->len)
+	if (len < (int)o->min_len)
 		return -EINVAL;
-	if (put_user(o->len, optlen) || copy_to_user(optval, &v, o->len))
+	n = min_t(unsigned int, len, o->len);
+	if (put_user(n, optlen) || copy_to_user(optval, &v, n))
 		return -EFAULT;
 	return 0;
 }

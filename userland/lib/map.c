@@ -146,7 +146,7 @@ static void *rc_map_tx(struct ringcap *rc, struct ringcap_ring_info *info,
 			" (the loaded module has no transmit ring)" : "");
 		return NULL;
 	}
-	if (len < sizeof(*info) || info->mmap_size < sizeof(hdr) ||
+	if (len < RINGCAP_RING_INFO_SIZE_V1 || info->mmap_size < sizeof(hdr) ||
 	    info->mmap_size > SIZE_MAX) {
 		rc_fail(rc, EPROTO,
 			"bad transmit ring info (length %u, mmap_size %llu)",
@@ -235,7 +235,7 @@ int rcap_map(struct ringcap *rc)
 	if (getsockopt(rc->fd, SOL_RINGCAP, RINGCAP_RING_INFO, &info, &len))
 		return rc_fail(rc, errno, "reading the ring geometry: %s",
 			       strerror(errno));
-	if (len < sizeof(info) ||
+	if (len < RINGCAP_RING_INFO_SIZE_V1 ||
 	    info.mmap_size < sizeof(struct ringcap_ring_hdr) ||
 	    info.mmap_size > SIZE_MAX)
 		return rc_fail(rc, EPROTO,

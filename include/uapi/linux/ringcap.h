@@ -105,6 +105,20 @@ struct sockaddr_ringcap {
 #define RINGCAP_TX_STATS	21	/* struct ringcap_tx_stats */
 
 /*
+ * The structures RING_INFO, TX_INFO, STATS and TX_STATS hand back only
+ * grow, at their end. Pass the size of the structure a program was built
+ * with in optlen: the kernel takes any size from the first one published
+ * (RINGCAP_*_SIZE_V1) up, writes the first min(optlen, its own size)
+ * bytes, and returns in optlen how many it wrote. An older kernel writes
+ * fewer than a newer program asks for and leaves the rest of its buffer
+ * alone (zero it first); a newer kernel gives an older program the
+ * fields of its older structure.
+ */
+#define RINGCAP_RING_INFO_SIZE_V1	16	/* also TX_INFO */
+#define RINGCAP_STATS_SIZE_V1		56
+#define RINGCAP_TX_STATS_SIZE_V1	48
+
+/*
  * Limits of the options above; a value outside them is EINVAL. The module
  * parameters of the same names (ring_size, watermark, timeout_us) obey the
  * same bounds.

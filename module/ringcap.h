@@ -262,6 +262,7 @@ int ringcap_zc_register(struct ringcap_dev *rd,
 void ringcap_zc_unregister(struct ringcap_dev *rd);
 int ringcap_zc_mmap(struct ringcap_sock *rs, struct vm_area_struct *vma);
 void ringcap_zc_poll(struct ringcap_sock *rs);
+void ringcap_zc_info(struct ringcap_sock *rs, struct ringcap_ring_info *info);
 
 /* xdp.c */
 int ringcap_xdp_set_link(struct ringcap_sock *rs,

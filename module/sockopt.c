@@ -362,6 +362,7 @@ static int ringcap_get_ring_info(struct ringcap_sock *rs,
 	if (IS_ERR(ring))
 		return PTR_ERR(ring);
 	ringcap_ring_info(ring, &v->info);
+	ringcap_zc_info(rs, &v->info);
 	return 0;
 }
 
@@ -407,6 +408,8 @@ struct ringcap_getopt {
 /* The first sizes end where a field of that first structure ended. */
 static_assert(RINGCAP_RING_INFO_SIZE_V1 ==
 	      offsetofend(struct ringcap_ring_info, data_size));
+static_assert(RINGCAP_RING_INFO_SIZE_V2 ==
+	      offsetofend(struct ringcap_ring_info, zc_nr_bufs));
 static_assert(RINGCAP_STATS_SIZE_V1 ==
 	      offsetofend(struct ringcap_stats, nic_dropped));
 static_assert(RINGCAP_TX_STATS_SIZE_V1 ==

@@ -401,6 +401,27 @@ void ringcap_zc_unbind(struct ringcap_sock *rs)
 	ringcap_zc_put(zc);
 }
 
+/**
+ * ringcap_zc_info - a zero-copy socket's buffer area, for RINGCAP_RING_INFO
+ * @rs: the socket; takes rs->lock
+ * @info: its zc_* fields set while the socket has a zero-copy queue (also
+ *	once the queue died: the header keeps describing the area too)
+ */
+void ringcap_zc_info(struct ringcap_sock *rs, struct ringcap_ring_info *info)
+{
+	struct ringcap_zc *zc;
+
+	mutex_lock(&rs->lock);
+	zc = rs->zc;
+	if (zc) {
+		info->zc_mmap_offset = RINGCAP_ZC_MMAP_OFFSET;
+		info->zc_mmap_size = (u64)zc->bufs.nr_pages * PAGE_SIZE;
+		info->zc_buf_size = zc->bufs.buf_size;
+		info->zc_nr_bufs = zc->bufs.nr_bufs;
+	}
+	mutex_unlock(&rs->lock);
+}
+
 /* A split (partial munmap), mremap() or fork() makes one more mapping. */
 static void ringcap_zc_vm_open(struct vm_area_struct *vma)
 {

@@ -102,6 +102,40 @@ static int zc_map(struct zc_map *m, int fd)
 	return 0;
 }
 
+/*
+ * RING_INFO gives the area the header describes, and a program built with
+ * the first, smaller structure gets that one, the rest of its buffer
+ * untouched.
+ */
+static void ring_info(int fd, const struct zc_map *m)
+{
+	struct ringcap_ring_info info;
+	unsigned char old[RINGCAP_RING_INFO_SIZE_V1 + 8];
+	socklen_t len = sizeof(info);
+	int err;
+
+	memset(&info, 0, sizeof(info));
+	err = getsockopt(fd, SOL_RINGCAP, RINGCAP_RING_INFO, &info, &len) ?
+	      -errno : 0;
+	report("ring_info", !err && len == sizeof(info) &&
+	       info.zc_mmap_offset == m->r.hdr->zc_mmap_offset &&
+	       info.zc_mmap_size == m->size && info.zc_buf_size == m->buf_size &&
+	       info.zc_nr_bufs == m->nr_bufs,
+	       "RING_INFO (%s, %u bytes): zc_mmap_offset %llu, %u buffers of %u bytes, %llu",
+	       strerror(-err), (unsigned int)len,
+	       (unsigned long long)info.zc_mmap_offset, info.zc_nr_bufs,
+	       info.zc_buf_size, (unsigned long long)info.zc_mmap_size);
+	memset(old, 0xa5, sizeof(old));
+	len = RINGCAP_RING_INFO_SIZE_V1;
+	err = getsockopt(fd, SOL_RINGCAP, RINGCAP_RING_INFO, old, &len) ?
+	      -errno : 0;
+	report("ring_info_v1", !err && len == RINGCAP_RING_INFO_SIZE_V1 &&
+	       !memcmp(old, &info, len) &&
+	       old[RINGCAP_RING_INFO_SIZE_V1] == 0xa5,
+	       "RING_INFO into the first structure (%u bytes): %s, %u written",
+	       RINGCAP_RING_INFO_SIZE_V1, strerror(-err), (unsigned int)len);
+}
+
 static int refuse(const char *dev, unsigned int q)
 {
 	int ifindex = if_nametoindex(dev), fd, fd2, fd3, be, be2, err, st;
@@ -160,6 +194,7 @@ static int refuse(const char *dev, unsigned int q)
 	       (unsigned long long)m.size);
 	err = rc_getopt_u32(fd, RINGCAP_ZEROCOPY, &v);
 	report("getsockopt", !err && v == 1, "RINGCAP_ZEROCOPY reads %u (%s)", v, strerror(-err));
+	ring_info(fd, &m);
 	err = rc_setopt(fd, RINGCAP_ZEROCOPY, 0);
 	report("after_bind", err == -EBUSY, "RINGCAP_ZEROCOPY after bind: %s, want EBUSY",
 	       strerror(-err));

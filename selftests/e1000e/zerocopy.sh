@@ -35,7 +35,7 @@
 set -euo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-e1000e_begin 22
+e1000e_begin 23
 
 ZC=$BIN/rc_zc
 BTDIR=$top/../userland/bpftrace
@@ -105,6 +105,8 @@ tcase "zero-copy: one socket per queue (a second one and a copy-mode one on the 
 	t_refuse second copy_same_queue copy_all_queues other_queue after_close
 tcase "zero-copy: the buffers map read-only (PROT_WRITE and mprotect EACCES); a writer dies of SIGSEGV, the socket lives" \
 	t_refuse map_write mprotect_write write_segv after_segv
+tcase "zero-copy: RING_INFO gives the buffer area as the header does, and the first, smaller structure its fields alone" \
+	t_refuse ring_info ring_info_v1
 
 # ---- 1009 frames byte-exact ------------------------------------------------
 

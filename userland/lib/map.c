@@ -255,6 +255,13 @@ int rcap_map(struct ringcap *rc)
 	 * must be the one that was checked.
 	 */
 	memcpy(&hdr, map, sizeof(hdr));
+	/* A module that gives the zero-copy area in RING_INFO is believed. */
+	if (len >= RINGCAP_RING_INFO_SIZE_V2) {
+		hdr.zc_mmap_offset = info.zc_mmap_offset;
+		hdr.zc_mmap_size = info.zc_mmap_size;
+		hdr.zc_buf_size = info.zc_buf_size;
+		hdr.zc_nr_bufs = info.zc_nr_bufs;
+	}
 	if (rc_check_hdr(rc, &hdr, &info))
 		goto fail;
 	/* Asked for, so required: no handle that silently cannot send. */

@@ -115,6 +115,7 @@ struct sockaddr_ringcap {
  * fields of its older structure.
  */
 #define RINGCAP_RING_INFO_SIZE_V1	16	/* also TX_INFO */
+#define RINGCAP_RING_INFO_SIZE_V2	40	/* + the zero-copy area */
 #define RINGCAP_STATS_SIZE_V1		56
 #define RINGCAP_TX_STATS_SIZE_V1	48
 
@@ -437,6 +438,15 @@ struct ringcap_ring_info {
 	__u64	mmap_size;
 	__u32	data_offset;
 	__u32	data_size;
+	/*
+	 * Since RINGCAP_RING_INFO_SIZE_V2: a bound zero-copy socket's
+	 * buffer area, as its ring header has it but the kernel's own
+	 * values (the header is writable); 0 otherwise and in TX_INFO.
+	 */
+	__u64	zc_mmap_offset;
+	__u64	zc_mmap_size;
+	__u32	zc_buf_size;
+	__u32	zc_nr_bufs;
 };
 
 /* Counters since the socket was created. */

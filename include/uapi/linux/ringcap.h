@@ -13,6 +13,11 @@
  *   getsockopt(fd, SOL_RINGCAP, RINGCAP_RING_INFO) -> mmap_size
  *   mmap(NULL, mmap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
  *
+ * This header says what each call allows, when and to whom; the errno of
+ * every refusal is listed once, in docs/CONTRACTS.md of the ringcap
+ * source tree, installed by the ringcap-tools package as
+ * /usr/share/doc/ringcap-tools/CONTRACTS.md.gz.
+ *
  * Mapping layout:
  *
  *   offset 0             struct ringcap_ring_hdr (one page)
@@ -50,16 +55,16 @@
  * the device's stack is an administrator's act, as attaching XDP is: it
  * needs CAP_NET_ADMIN over the network namespace of the device (the
  * socket's), held at bind():
- *   - RINGCAP_ZEROCOPY: bind() fails with EPERM without it;
+ *   - RINGCAP_ZEROCOPY: bind() fails without it;
  *   - transparent_mode 2: a socket bound without it is a capture like any
  *     other: it gets the frames it wants, and the stack gets them too (as
  *     in mode 1); RINGCAP_PATH says so (RINGCAP_PATH_PASS). Only frames
  *     that a socket bound with CAP_NET_ADMIN wants are kept from the stack;
- *   - RINGCAP_XDP_LINK: EPERM without it (at the call and at bind).
+ *   - RINGCAP_XDP_LINK: refused without it (at the call and at bind).
  * A user namespace that owns its network namespace has CAP_NET_ADMIN over
  * that namespace's devices only; the host's NICs are not among them (bind
- * finds none: ENODEV), and from a user namespace without its own network
- * namespace socket() fails (EPERM). So no unprivileged user takes a queue
+ * finds none), and from a user namespace without its own network
+ * namespace socket() fails. So no unprivileged user takes a queue
  * or a frame from the host's stack (a NIC that the host's administrator
  * moves into such a namespace is handed over with it).
  */
@@ -84,17 +89,17 @@ struct sockaddr_ringcap {
 /* setsockopt()/getsockopt() level and option names. */
 #define SOL_RINGCAP		300
 
-/* int-sized (__u32) options; errors: EINVAL for a bad value or length. */
-#define RINGCAP_RING_SIZE	1	/* data bytes, power of two; set before bind/mmap (else EBUSY) */
+/* int-sized (__u32) options, optlen 4, values within the limits below. */
+#define RINGCAP_RING_SIZE	1	/* data bytes, power of two; set before bind, mmap or RING_INFO */
 #define RINGCAP_SNAPLEN		2	/* 1..RINGCAP_SNAPLEN_MAX, see below */
 #define RINGCAP_WATERMARK	3	/* N: signal after N frames, 1..RINGCAP_WATERMARK_MAX */
 #define RINGCAP_TIMEOUT_US	4	/* m: signal m us after the first unsignalled frame, 0: never */
-#define RINGCAP_PROMISC		5	/* 0 or 1 (default 1), set before bind (else EBUSY) */
-#define RINGCAP_ZEROCOPY	8	/* 0 or 1 (default 0), set before bind (else EBUSY); see below */
-#define RINGCAP_TX_RING_SIZE	9	/* transmit ring data bytes, 0 (default: none) or as RING_SIZE; before bind (else EBUSY); see below */
-#define RINGCAP_CAPTURE		10	/* 0 or 1 (default 1), before bind (else EBUSY): 0 binds to transmit only */
+#define RINGCAP_PROMISC		5	/* 0 or 1 (default 1), set before bind */
+#define RINGCAP_ZEROCOPY	8	/* 0 or 1 (default 0), set before bind; see below */
+#define RINGCAP_TX_RING_SIZE	9	/* transmit ring data bytes, 0 (default: none) or as RING_SIZE; before bind, TX_INFO or its mmap; see below */
+#define RINGCAP_CAPTURE		10	/* 0 or 1 (default 1), before bind: 0 binds to transmit only */
 /* struct-sized */
-#define RINGCAP_CLUSTER		6	/* struct ringcap_cluster, set before bind (else EBUSY) */
+#define RINGCAP_CLUSTER		6	/* struct ringcap_cluster, set before bind */
 #define RINGCAP_XDP_LINK	7	/* struct ringcap_xdp_link, write-only, after bind */
 /* read-only */
 #define RINGCAP_RING_INFO	16	/* struct ringcap_ring_info */
@@ -120,7 +125,7 @@ struct sockaddr_ringcap {
 #define RINGCAP_TX_STATS_SIZE_V1	48
 
 /*
- * Limits of the options above; a value outside them is EINVAL. The module
+ * Limits of the options above; a value outside them is refused. The module
  * parameters of the same names (ring_size, watermark, timeout_us) obey the
  * same bounds.
  *
@@ -142,13 +147,13 @@ struct sockaddr_ringcap {
  * Snaplen and ring size go together: one record of snaplen bytes must fit
  * in half the data area (RINGCAP_SNAPLEN_FOR_RING), so that a frame of any
  * length always finds room once the reader has caught up. Setting either
- * option so that this fails is EINVAL. Until RINGCAP_SNAPLEN is set, the
+ * option so that this fails is refused. Until RINGCAP_SNAPLEN is set, the
  * snaplen follows the ring size: RINGCAP_SNAPLEN_FOR_RING(ring size).
  *
  * Memory: ring pages are charged to the memory cgroup of the task that
- * allocates the ring (at bind, RINGCAP_RING_INFO or mmap): ENOMEM past
- * the cgroup's limit. Not to RLIMIT_MEMLOCK, which AF_PACKET's rings do
- * not count against either (earlier modules returned ENOBUFS past it).
+ * allocates the ring (at bind, RINGCAP_RING_INFO or mmap), which fails
+ * past the cgroup's limit. Not to RLIMIT_MEMLOCK, which AF_PACKET's rings
+ * do not count against either (earlier modules charged it).
  */
 #define RINGCAP_SNAPLEN_FOR_RING(data_size)				\
 	((data_size) / 2 - sizeof(struct ringcap_rec) < RINGCAP_SNAPLEN_MAX ? \
@@ -175,9 +180,9 @@ struct sockaddr_ringcap {
  *   RINGCAP_CLUSTER_RR     round robin over the members
  *   RINGCAP_CLUSTER_QUEUE  the frame's RX queue modulo the member count
  *
- * Errors: setsockopt EINVAL for an unknown policy or a bad length, EBUSY
- * once bound; bind EEXIST when the cluster already exists on that device
- * with another policy or another queue. id 0 leaves no cluster (default).
+ * The option is set before bind. A cluster on a device has one policy and
+ * one queue: bind refuses a member that asks for another policy or binds
+ * to another queue. id 0 leaves no cluster (default).
  */
 #define RINGCAP_CLUSTER_FLOW	0
 #define RINGCAP_CLUSTER_RR	1
@@ -219,8 +224,9 @@ struct ringcap_cluster {
  *   why   with _HOOK in modes 1 and 2: RINGCAP_XDP_NO_NATIVE (the driver has no
  *         native XDP), _NO_PROGRAM (no program handed over yet: a raw
  *         socket user, or one bound before mode 2), _REFUSED (attaching
- *         failed with `error`: EBUSY when the device runs an XDP program
- *         of its own, EPERM without CAP_NET_ADMIN and CAP_BPF),
+ *         failed, `error` the errno it failed with: the device runs an
+ *         XDP program of its own, say, or the reader lacks CAP_NET_ADMIN
+ *         and CAP_BPF),
  *         _NO_COPY_PROGRAM (mode 1, where the module has the kfunc: no
  *         copy program handed over yet; no other program serves mode 1,
  *         and without the kfunc mode 1 is the plain hook); else
@@ -239,18 +245,17 @@ struct ringcap_cluster {
  * to the bound device in native mode, or -1 with error the positive errno
  * the attach failed with, which the module reports as _REFUSED; flags
  * RINGCAP_XDP_LINK_COPY for the copy program (an XDP program without
- * maps that calls the kfunc; EINVAL where the module has no kfunc), else
- * 0 for the redirect program; other flags, or reserved not 0: EINVAL. The
- * option takes the first 8 bytes alone too (flags 0), as before flags
- * existed. Needs
- * CAP_NET_ADMIN, at the call and when the socket was bound (EPERM);
- * EINVAL when unbound, on an aware device, or for a link that is not such
- * a program attached to the bound device in native mode (a link on
- * another device, a map that is read-only or frozen); EBUSY when the
- * device has a link. The module holds the link while a socket bound with
- * CAP_NET_ADMIN is bound to the device. A link that is detached or given
- * another program while held is let go at the next bind, unbind or mode
- * change: _REFUSED with error ENOLINK.
+ * maps that calls the kfunc; only where the module has the kfunc), else
+ * 0 for the redirect program; no other flags, and reserved 0. The option
+ * takes the first 8 bytes alone too (flags 0), as before flags existed.
+ * It needs CAP_NET_ADMIN, at the call and when the socket was bound, and
+ * a socket bound to a device without an aware driver; the link must be
+ * such a program attached to the bound device in native mode (not a link
+ * on another device, nor a program whose map is read-only or frozen), and
+ * a device holds one link at a time. The module holds the link while a
+ * socket bound with CAP_NET_ADMIN is bound to the device. A link that is
+ * detached or given another program while held is let go at the next
+ * bind, unbind or mode change: _REFUSED, with an `error` that says so.
  */
 #define RINGCAP_PATH_UNBOUND	0
 #define RINGCAP_PATH_HOOK	1
@@ -286,27 +291,27 @@ struct ringcap_xdp_link {
 
 /*
  * Zero-copy receive (RINGCAP_ZEROCOPY = 1 before bind). The socket binds
- * to one RX queue (not RINGCAP_QUEUE_ANY: EINVAL) of a device whose driver
- * offers it (ringcap_e1000e; EOPNOTSUPP elsewhere, ENETDOWN while the
- * device is down) and takes that queue over: its frames go to this socket
- * only, whatever transparent_mode says, and not to the stack. Taking a
- * queue is an administrator's act: bind() needs CAP_NET_ADMIN over the
- * device's network namespace (EPERM; see "Privileges" above). One such
- * socket per queue: a second one, or a copy-mode socket bound to that
- * queue, gets EBUSY at bind, as does a zero-copy bind to a queue a
- * copy-mode socket is bound to. Copy-mode sockets bound to all queues of
- * the device do not see that queue's frames. No clusters (EINVAL).
+ * to one RX queue (not RINGCAP_QUEUE_ANY) of a device whose driver
+ * offers it (ringcap_e1000e), while the device is up, and takes that
+ * queue over: its frames go to this socket only, whatever
+ * transparent_mode says, and not to the stack. Taking a queue is an
+ * administrator's act: bind() needs CAP_NET_ADMIN over the device's
+ * network namespace (see "Privileges" above). One such socket per
+ * queue: a second one, or a copy-mode socket bound to that queue, is
+ * refused at bind, as is a zero-copy bind to a queue a copy-mode socket
+ * is bound to. Copy-mode sockets bound to all queues of the device do not
+ * see that queue's frames. No clusters.
  *
  * The NIC's receive buffers are mapped read-only, apart from the ring:
  *
  *   mmap(NULL, hdr->zc_mmap_size, PROT_READ, MAP_SHARED, fd,
  *        hdr->zc_mmap_offset)
  *
- * (PROT_WRITE is EACCES; a write to the mapping is SIGSEGV). Its pages
+ * (PROT_WRITE is refused; a write to the mapping is SIGSEGV). Its pages
  * cannot be taken beyond it: vmsplice(), process_vm_readv(), O_DIRECT,
- * MSG_ZEROCOPY and io_uring fixed buffers over it fail (EFAULT); copies
- * out of it (write(), memcpy()) work. Buffer b is
- * hdr->zc_buf_size bytes at b * zc_buf_size; there are zc_nr_bufs.
+ * MSG_ZEROCOPY and io_uring fixed buffers over it fail; copies out of it
+ * (write(), memcpy()) work. Buffer b is hdr->zc_buf_size bytes at
+ * b * zc_buf_size; there are zc_nr_bufs.
  * The ring carries records as in copy mode, each with RINGCAP_REC_ZC set,
  * rec_len = sizeof(struct ringcap_rec) and no frame bytes after it: the
  * frame is at zc_offset in the buffer mapping (caplen bytes of it are
@@ -321,8 +326,9 @@ struct ringcap_xdp_link {
  * mode). So a reader that does not poll() when it finds the ring empty
  * receives nothing more. When the socket is closed (or its process ends)
  * every buffer goes back to the driver and the queue to the stack. When
- * the device goes down or away the socket reports POLLERR and ENODEV; the
- * pages stay the process's until it unmaps them and are not reused.
+ * the device goes down or away the socket reports POLLERR, as one whose
+ * bound device was deleted does; the pages stay the process's until it
+ * unmaps them and are not reused.
  */
 #define RINGCAP_ZC_MMAP_OFFSET	0x80000000ULL
 
@@ -355,15 +361,15 @@ struct ringcap_xdp_link {
  * poll() reports POLLOUT while the ring has room; a poll() asleep on a
  * full ring after a kick found the device full is woken every 100 us to
  * kick again, so it returns once the device has taken frames. A kick
- * fails with ENXIO on a socket without a transmit ring, ENOTCONN before
- * bind and ENODEV once the device went away; getsockopt(RINGCAP_TX_INFO,
- * _TX_STATS) and mmap without a ring: ENXIO. A data send() (length > 0):
- * EINVAL.
+ * needs a transmit ring and a bound socket whose device is still there;
+ * getsockopt(RINGCAP_TX_INFO) and the mmap need RINGCAP_TX_RING_SIZE set
+ * first (they allocate the ring), RINGCAP_TX_STATS the ring allocated. A
+ * send() with data (length > 0) is refused.
  *
  * Refused and counted, never sent (the kick goes on past them): a frame
  * shorter than an Ethernet header, or longer than the device takes now
  * (refused_len), or one while the device is down (refused_down). The
- * length rule is AF_PACKET's for a send (EMSGSIZE there), against the
+ * length rule is the one AF_PACKET applies to a send, against the
  * MTU as the kick finds it, not as it was at bind: at most MTU plus the
  * device's link header (dev->hard_header_len: 14 on Ethernet, so 1514 at
  * MTU 1500), or 4 bytes more for a frame tagged 802.1Q (EtherType 0x8100
@@ -374,7 +380,7 @@ struct ringcap_xdp_link {
  * shows the longest frame (a tagged one) as of the last kick. A producer
  * the kernel cannot use (unaligned, more than data_size ahead of
  * completion, behind it) or a record that does not fit sends nothing:
- * the kick fails with EINVAL and bad_producer counts it.
+ * the kick fails and bad_producer counts it.
  *
  * Each record is counted once, when completion passes it: sent,
  * refused_len or refused_down (a pad record in none), so sent +

@@ -188,8 +188,8 @@ void fz_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * err must be one of the listed values (0 = success): the errnos that
- * docs/CONTRACTS.md, the uapi header and the module document for the
- * call. Anything else is reported with the call's description.
+ * docs/CONTRACTS.md and the module document for the call. Anything
+ * else is reported with the call's description.
  */
 bool fz_expect_set(enum fz_op op, int err, const int *set, const char *fmt,
 		   ...) __attribute__((format(printf, 4, 5)));

@@ -10,7 +10,7 @@
  * own descriptor at once, then closes the socket or deletes the device
  * with the link held, in any transparent_mode (the supervisor changes it).
  *
- * The errnos are the uapi header's: EINVAL unbound, for a descriptor that
+ * The errnos are docs/CONTRACTS.md's: EINVAL unbound, for a descriptor that
  * is not such a link, for a link on another device and for no link with
  * no errno; EBADF for a descriptor not open; EBUSY once the device has a
  * link; 0 for a valid link or a positive errno. PATH is checked after.

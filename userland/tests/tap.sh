@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# TAP for the userland shell tests (test_tools.sh, test_rcgen.sh,
-# test_packzip.sh), sourced after they set TMP, their scratch directory.
+# TAP for the userland shell tests (test_names.sh, test_tools.sh,
+# test_rcgen*.sh, test_packzip.sh), sourced after they set TMP, their
+# scratch directory.
 # Results are numbered as they come; the test prints the plan at the end:
 #
 #   tap_end    # "1..N", then exit 0 if nothing failed, 1 otherwise

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * packzip's parts (packzip.c: the command line; packzip_cap.c: the
+ * capture through libpcap, its loop and summary; packzip_zip.c: the
+ * gzip-compressed pcap stream every packet is fed to): what they share.
+ */
+#ifndef PACKZIP_H
+#define PACKZIP_H
+
+#include <string.h>
+#include <pcap/pcap.h>
+#include <zlib.h>
+
+#define PROG		"packzip"
+
+struct opts {
+	const char *dev;
+	const char *rfile;
+	const char *wfile;		/* NULL: discard the stream */
+	char *filter;			/* NULL: every packet */
+	int level;
+	int count;			/* 0: no limit */
+	double seconds;			/* 0: no limit */
+	int snaplen;			/* 0: libpcap's default */
+	int buffer_kib;			/* 0: libpcap's default */
+	int immediate;
+	int nano;
+};
+
+struct zip {
+	z_stream z;
+	int fd;				/* -1: count the output only */
+	unsigned char *out;		/* OUT_SIZE compressed bytes */
+	unsigned char *rec;		/* one record: header + copied data */
+	size_t rec_size;
+	unsigned long long captured;
+	unsigned long long bytes_in;
+	unsigned long long bytes_out;
+	int err;			/* errno of a write or zlib failure */
+};
+
+/* -w -: the stream goes to stdout, and the summary to stderr. */
+static inline int to_stdout(const struct opts *o)
+{
+	return o->wfile && !strcmp(o->wfile, "-");
+}
+
+/* packzip_cap.c */
+void cap_break(void);
+pcap_t *cap_open(const struct opts *o);
+int cap_run(pcap_t *p, const struct opts *o, struct zip *zp);
+
+/* packzip_zip.c */
+void zip_open(struct zip *zp, pcap_t *p, const struct opts *o);
+int zip_record(struct zip *zp, const struct pcap_pkthdr *h,
+	       const u_char *data);
+int zip_end(struct zip *zp, const struct opts *o);
+void zip_free(struct zip *zp);
+
+#endif /* PACKZIP_H */

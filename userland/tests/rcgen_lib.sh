@@ -16,9 +16,13 @@
 pids=		# background rcgens not yet waited for
 
 cleanup() {
-	for p in $pids; do
+	# Every job too: a signal may come between "cmd &" and pids="$pids
+	# $!". Through a file, as dash lists no jobs in a $(...) subshell.
+	jobs -p >"$TMP/jobs" 2>/dev/null
+	for p in $pids $(cat "$TMP/jobs" 2>/dev/null); do
 		kill "$p" 2>/dev/null
 	done
+	wait 2>/dev/null
 	rm -rf "$TMP"
 }
 

@@ -15,6 +15,8 @@
 #   RINGCAP_BENCH_FRAMES, _REPS         override the matrix's
 #   RINGCAP_BENCH_COST_SETUPS           the cost part's set-ups (default
 #                                       all; e.g. "vio_xdp vio_drop")
+#   RINGCAP_BENCH_COST_SIZES            its frame sizes (default the
+#                                       matrix's: 64 1500, quick 64)
 #   RINGCAP_BENCH_PARTS                 only these parts (e1000e virtio
 #                                       multi zerocopy tx sim explain
 #                                       cost; default all,
@@ -66,7 +68,7 @@ res=$top/bench/results/$(date -u +%Y%m%d-%H%M%S)-$matrix${parts:+-$(tr -s ' ' + 
 vmdir=$top/build/bench/vm
 mkdir -p "$res"
 env=(-e "RINGCAP_BENCH_REV=$rev")
-for v in FRAMES REPS COST_SETUPS; do
+for v in FRAMES REPS COST_SETUPS COST_SIZES; do
 	eval "val=\${RINGCAP_BENCH_$v:-}"
 	[ -z "$val" ] || env+=(-e "RINGCAP_BENCH_$v=$val")
 done

@@ -22,14 +22,16 @@
  * Caller holds rtnl_lock. Sockets already bound to @dev start being fed
  * through ringcap_rx() from now on.
  *
- * Return: a handle for ringcap_rx(), or an ERR_PTR: -EINVAL for no queues,
- * -EEXIST if @dev is registered already, -ENOMEM.
+ * Return: a handle for ringcap_rx(), or an ERR_PTR: -EINVAL for no queues
+ * or for @ops with zc_start but not zc_stop and zc_wakeup, -EEXIST if @dev
+ * is registered already, -ENOMEM.
  */
 struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 					 unsigned int nr_rxq,
 					 const struct ringcap_drv_ops *ops)
 {
 	struct ringcap_dev *rd;
+	int err;
 
 	ASSERT_RTNL();
 	if (!nr_rxq || nr_rxq > RINGCAP_QUEUE_ANY)
@@ -40,20 +42,22 @@ struct ringcap_dev *ringcap_register_dev(struct net_device *dev,
 	if (rd->nr_rxq)
 		return ERR_PTR(-EEXIST);
 	rd->nr_rxq = nr_rxq;
-	if (ringcap_zc_register(rd, ops))
-		goto err_nomem;
+	err = ringcap_zc_register(rd, ops);
+	if (err)
+		goto err_put;
 	WRITE_ONCE(rd->ops, ops);
-	if (ringcap_dev_open_all(rd))
+	err = ringcap_dev_open_all(rd);
+	if (err)
 		goto err_zc;
 	return rd;
 
 err_zc:
 	WRITE_ONCE(rd->ops, NULL);
 	ringcap_zc_unregister(rd);
-err_nomem:
+err_put:
 	rd->nr_rxq = 0;
 	ringcap_dev_put(rd);
-	return ERR_PTR(-ENOMEM);
+	return ERR_PTR(err);
 }
 EXPORT_SYMBOL_GPL(ringcap_register_dev);
 

@@ -354,19 +354,21 @@ int ringcap_zc_bind(struct ringcap_sock *rs)
 	zc->rd = rd;
 	zc->queue = rs->queue;
 	spin_lock_init(&zc->wake_lock);
-	rs->zc = zc;
 	err = rd->ops->zc_start(rs->dev, rs->queue, zc);
 	if (err) {
-		rs->zc = NULL;
 		refcount_set(&zc->ref, 1);
 		ringcap_zc_put(zc);
 		return err;
 	}
 	rd->zc[rs->queue] = zc;
-	spin_lock_bh(&zc->wake_lock);
 	zc->wakeup = rd->ops->zc_wakeup;
 	zc->wake_dev = rs->dev;
-	spin_unlock_bh(&zc->wake_lock);
+	/*
+	 * Published once whole: poll() takes it without rs->lock, so a
+	 * zc_start that failed must never have been visible (it is freed
+	 * at once), and a reader must see the lock and the op set.
+	 */
+	smp_store_release(&rs->zc, zc);
 	hdr->zc_buf_size = zc->bufs.buf_size;
 	hdr->zc_nr_bufs = zc->bufs.nr_bufs;
 	hdr->zc_mmap_offset = RINGCAP_ZC_MMAP_OFFSET;

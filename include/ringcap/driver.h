@@ -46,7 +46,9 @@ struct ringcap_rx_meta {
  * Called from poll() with BH disabled, so it must not sleep; never
  * before zc_start returned 0, never once zc_stop has been called or the
  * driver has called ringcap_zc_gone() (what it uses may go then, after
- * a grace period: a call in flight holds off synchronize_rcu()).
+ * a grace period: a call in flight holds off synchronize_rcu()). It
+ * must not take RTNL, nor a lock the driver holds while it calls
+ * ringcap_zc_gone(): the module waits there for a call in flight.
  * Required with zc_start.
  * The driver calls ringcap_zc_gone() when the queue's buffers go away
  * (device down, removal) after the NIC stopped writing them and before

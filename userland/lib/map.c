@@ -255,8 +255,12 @@ int rcap_map(struct ringcap *rc)
 	 * must be the one that was checked.
 	 */
 	memcpy(&hdr, map, sizeof(hdr));
-	/* A module that gives the zero-copy area in RING_INFO is believed. */
-	if (len >= RINGCAP_RING_INFO_SIZE_V2) {
+	/*
+	 * A module that gives the zero-copy area in RING_INFO is believed.
+	 * It gives none once the device went and the socket was unbound:
+	 * the header's area then, whose mmap() says ENODEV.
+	 */
+	if (len >= RINGCAP_RING_INFO_SIZE_V2 && info.zc_mmap_size) {
 		hdr.zc_mmap_offset = info.zc_mmap_offset;
 		hdr.zc_mmap_size = info.zc_mmap_size;
 		hdr.zc_buf_size = info.zc_buf_size;

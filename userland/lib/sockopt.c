@@ -152,10 +152,14 @@ int rcap_clear_filter(struct ringcap *rc)
 
 int rcap_stats(struct ringcap *rc, struct ringcap_stats *st)
 {
-	socklen_t len = sizeof(*st);
+	/*
+	 * The first size, not sizeof: a program built before the structure
+	 * grows passes the smaller one, and this library must not write
+	 * past it. Later fields will need a function that takes a size.
+	 */
+	socklen_t len = RINGCAP_STATS_SIZE_V1;
 
-	/* A shorter answer (an older module) leaves the rest zero. */
-	memset(st, 0, sizeof(*st));
+	memset(st, 0, len);
 	if (!getsockopt(rc->fd, SOL_RINGCAP, RINGCAP_STATS, st, &len))
 		return 0;
 	return rc_fail(rc, errno, "reading the counters: %s", strerror(errno));

@@ -280,10 +280,10 @@ const struct ringcap_tx_hdr *rcap_tx_hdr(const struct ringcap *rc)
 
 int rcap_tx_stats(struct ringcap *rc, struct ringcap_tx_stats *st)
 {
-	socklen_t len = sizeof(*st);
+	/* The first size, as in rcap_stats(). */
+	socklen_t len = RINGCAP_TX_STATS_SIZE_V1;
 
-	/* A shorter answer (an older module) leaves the rest zero. */
-	memset(st, 0, sizeof(*st));
+	memset(st, 0, len);
 	if (!getsockopt(rc->fd, SOL_RINGCAP, RINGCAP_TX_STATS, st, &len))
 		return 0;
 	return rc_fail(rc, errno, "reading the transmit counters: %s%s",

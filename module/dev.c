@@ -242,18 +242,24 @@ struct ringcap_dev *ringcap_dev_get(struct net_device *dev)
  * ringcap_dev_put - free a device's state once nothing needs it
  * @rd: the state; rtnl held
  *
- * Freed when neither a socket nor a driver needs it. No source can reach
- * it any more then: the packet_type left with the last socket and the
- * driver has stopped calling ringcap_rx(), each followed by a grace
- * period; /proc and RINGCAP_PATH readers are waited for by kfree_rcu().
+ * Freed when neither a socket nor a driver needs it. The packet_type
+ * left with the last socket and the driver has stopped calling
+ * ringcap_rx(), each followed by a grace period; but the XDP kfunc may be
+ * called by any XDP program, not only ours, and finds the device under
+ * RCU until it leaves the list here, as /proc and RINGCAP_PATH readers
+ * do: the set and the state go after a grace period.
  */
 void ringcap_dev_put(struct ringcap_dev *rd)
 {
+	struct ringcap_dev_set *set;
+
 	ASSERT_RTNL();
 	if (rd->nr_rxq || !list_empty(&rd->socks))
 		return;
 	list_del_rcu(&rd->node);
-	kfree(rcu_dereference_protected(rd->set, true));
+	set = rcu_dereference_protected(rd->set, true);
+	if (set)
+		kfree_rcu(set, rcu);
 	kfree_rcu(rd, rcu);
 }
 

@@ -2,13 +2,12 @@
 # shellcheck shell=sh
 #
 # What the rcgen tests share (test_rcgen.sh, test_rcgen_replay.sh,
-# test_rcgen_tx.sh), sourced before tap.sh. Each test sets RG (the rcgen
-# to run) and TMP, its scratch directory, and traps EXIT with cleanup:
+# test_rcgen_tx.sh). A test sets RG (the rcgen to run) and sources this,
+# which makes TMP, its scratch directory, traps EXIT with cleanup and
+# sources tap.sh:
 #
+#   RG="$BIN/rcgen"
 #   . "$(dirname "$0")/rcgen_lib.sh"
-#   TMP=$(mktemp -d)
-#   trap cleanup EXIT
-#   trap 'exit 1' INT TERM
 #
 # Every rcgen started in the background goes into $pids, and leaves it
 # through reap, so that cleanup kills only what is still running.
@@ -181,3 +180,8 @@ PY
 		not_ok "$1" "$TMP/cmp"
 	fi
 }
+
+TMP=$(mktemp -d)
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+. "$(dirname "$0")/tap.sh"

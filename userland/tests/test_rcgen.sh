@@ -16,10 +16,6 @@ set -u
 BIN=${BIN:-$(dirname "$0")/../build/bin}
 RG="$BIN/rcgen"
 . "$(dirname "$0")/rcgen_lib.sh"
-TMP=$(mktemp -d)
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-. "$(dirname "$0")/tap.sh"
 
 # The input backlogs' drops, all CPUs (the second column, in hex); sh's
 # twin of selftests/lib.sh's, which is bash.

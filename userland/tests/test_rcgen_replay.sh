@@ -15,10 +15,6 @@ set -u
 BIN=${BIN:-$(dirname "$0")/../build/bin}
 RG="$BIN/rcgen"
 . "$(dirname "$0")/rcgen_lib.sh"
-TMP=$(mktemp -d)
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-. "$(dirname "$0")/tap.sh"
 
 # replay_to NAME COUNT FILE ARGS...: "rcgen --replay FILE ARGS" into a
 # receiver that expects COUNT frames and writes them to $TMP/NAME.pcap

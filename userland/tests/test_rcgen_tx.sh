@@ -18,10 +18,6 @@ TESTBIN=${TESTBIN:-$(dirname "$0")/../build/tests}
 RG="$BIN/rcgen"
 RGF="$TESTBIN/rcgen_fake"
 . "$(dirname "$0")/rcgen_lib.sh"
-TMP=$(mktemp -d)
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-. "$(dirname "$0")/tap.sh"
 
 RP=$TMP/replay
 mkdir "$RP"

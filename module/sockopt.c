@@ -400,10 +400,9 @@ struct ringcap_getopt {
 	int (*get)(struct ringcap_sock *rs, union ringcap_getval *v);
 };
 
-#define RINGCAP_GET(type, fn)	\
-	{ .len = sizeof(type), .min_len = sizeof(type), .get = (fn) }
 #define RINGCAP_GET_GROWS(type, v1, fn)	\
 	{ .len = sizeof(type), .min_len = (v1), .get = (fn) }
+#define RINGCAP_GET(type, fn)	RINGCAP_GET_GROWS(type, sizeof(type), fn)
 
 /* The first sizes end where a field of that first structure ended. */
 static_assert(RINGCAP_RING_INFO_SIZE_V1 ==

@@ -205,6 +205,11 @@ int rcap_wait(struct ringcap *rc, int timeout_ms);
  */
 int rcap_poll_result(struct ringcap *rc, short revents);
 
+/*
+ * The socket's counters: the fields of the structure's first size
+ * (RINGCAP_STATS_SIZE_V1), so that a program built before it grows is
+ * never written past; as rcap_tx_stats() with RINGCAP_TX_STATS_SIZE_V1.
+ */
 int rcap_stats(struct ringcap *rc, struct ringcap_stats *st);
 
 /*

@@ -292,11 +292,28 @@ out:
 	spin_unlock_irqrestore(&ad->link_lock, flags);
 }
 
+/*
+ * Frames the NIC missed (MPC) are the capture's loss too: the sockets that
+ * keep gap records see them in the ring. Before registration, and after
+ * it is undone, nobody is bound to hear.
+ */
+static void rce_report_missed(struct rce_adapter *ad, u32 mpc)
+{
+	struct ringcap_dev *rd;
+
+	rcu_read_lock();
+	rd = rcu_dereference(ad->rd);
+	if (rd)
+		ringcap_nic_lost(rd, mpc);
+	rcu_read_unlock();
+}
+
 /**
  * rce_hw_stats_update - fold the clear-on-read counters into ad->hws
  * @ad: the adapter
  *
- * Any context. Runs every second while the interface is up
+ * Not from hard IRQ, since it reports the missed frames to ringcap; any
+ * other context. Runs every second while the interface is up
  * (rce_hw_stats_work), far below the time a 32-bit counter needs to wrap.
  */
 void rce_hw_stats_update(struct rce_adapter *ad)
@@ -322,6 +339,8 @@ void rce_hw_stats_update(struct rce_adapter *ad)
 	spin_unlock_irqrestore(&ad->stats_lock, flags);
 	if (mpc || rnbc)
 		trace_rce_hw_drops(ad, mpc, rnbc);
+	if (mpc)
+		rce_report_missed(ad, mpc);
 }
 
 /**

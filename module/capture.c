@@ -81,11 +81,19 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 	caplen = min(caplen, res);
 
 	spin_lock(&rs->prod_lock);
-	rec = ringcap_ring_reserve(ring, f->zc ? 0 : caplen, &rec_len, &bad);
+	/* A gap record first, if one is due; then the frame's, if room. */
+	if (unlikely(rs->gap_pending) &&
+	    !ringcap_gap_put(rs, ring, f->tstamp_ns, &bad))
+		rec = NULL;
+	else
+		rec = ringcap_ring_reserve(ring, f->zc ? 0 : caplen, &rec_len,
+					   &bad);
 	if (!rec) {
 		rs->st.dropped++;
 		if (bad)
 			rs->st.bad_consumer++;
+		if (rs->gaps)
+			ringcap_gap_lost(rs);
 		WRITE_ONCE(ring->hdr->dropped, rs->st.dropped);
 		/* A full ring must reach the reader even below N frames. */
 		ringcap_wakeup_flush(rs);

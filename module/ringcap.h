@@ -105,6 +105,7 @@ struct ringcap_sock {
 	bool zerocopy;			/* RINGCAP_ZEROCOPY, set before bind */
 	struct ringcap_zc *zc;		/* zero-copy binding, under rtnl and lock */
 	bool capture;			/* RINGCAP_CAPTURE, set before bind */
+	bool gaps;			/* RINGCAP_GAPS, set before bind */
 	u32 tx_size;			/* RINGCAP_TX_RING_SIZE, 0: none */
 	struct ringcap_tx *tx;		/* the transmit ring (tx.c), set once */
 
@@ -114,6 +115,8 @@ struct ringcap_sock {
 	u32 pending;		/* frames written since the last signal */
 	u64 sig_pos;		/* producer position at the last signal */
 	struct ringcap_stats st;
+	struct ringcap_gap gap;	/* lost since the last gap record (gap.c) */
+	bool gap_pending;
 
 	struct list_head all_node;	/* ringcap_socks */
 	struct pid *pid;		/* the creating process */
@@ -214,6 +217,11 @@ void ringcap_frame_untag(struct ringcap_frame *f);
 
 /* capture.c */
 bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
+
+/* gap.c */
+void ringcap_gap_lost(struct ringcap_sock *rs);
+bool ringcap_gap_put(struct ringcap_sock *rs, struct ringcap_ring *ring,
+		     u64 tstamp_ns, bool *bad);
 
 /* hook.c */
 void ringcap_hook_add(struct ringcap_dev *rd);

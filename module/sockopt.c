@@ -131,6 +131,14 @@ static int ringcap_set_capture(struct ringcap_sock *rs,
 	return 0;
 }
 
+static int ringcap_set_gaps(struct ringcap_sock *rs,
+			    const union ringcap_optval *v)
+{
+	/* Before bind: read by producers (and ringcap_nic_lost()) after. */
+	WRITE_ONCE(rs->gaps, v->u32);
+	return 0;
+}
+
 /* As RINGCAP_RING_SIZE, or 0 for none. */
 static int ringcap_check_tx_size(const union ringcap_optval *v)
 {
@@ -229,6 +237,8 @@ static const struct ringcap_setopt ringcap_setopts[] = {
 	[RINGCAP_CAPTURE] = RINGCAP_U32(RINGCAP_FIXED_AT_BIND,
 					ringcap_check_flag,
 					ringcap_set_capture),
+	[RINGCAP_GAPS] = RINGCAP_U32(RINGCAP_FIXED_AT_BIND, ringcap_check_flag,
+				     ringcap_set_gaps),
 };
 
 /**
@@ -333,6 +343,12 @@ static int ringcap_get_capture(struct ringcap_sock *rs, union ringcap_getval *v)
 	return 0;
 }
 
+static int ringcap_get_gaps(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	v->u32 = READ_ONCE(rs->gaps);
+	return 0;
+}
+
 static int ringcap_get_tx_size(struct ringcap_sock *rs, union ringcap_getval *v)
 {
 	v->u32 = READ_ONCE(rs->tx_size);
@@ -425,6 +441,7 @@ static const struct ringcap_getopt ringcap_getopts[] = {
 	[RINGCAP_ZEROCOPY] = RINGCAP_GET(u32, ringcap_get_zerocopy),
 	[RINGCAP_TX_RING_SIZE] = RINGCAP_GET(u32, ringcap_get_tx_size),
 	[RINGCAP_CAPTURE] = RINGCAP_GET(u32, ringcap_get_capture),
+	[RINGCAP_GAPS] = RINGCAP_GET(u32, ringcap_get_gaps),
 	[RINGCAP_RING_INFO] = RINGCAP_GET_GROWS(struct ringcap_ring_info,
 						RINGCAP_RING_INFO_SIZE_V1,
 						ringcap_get_ring_info),

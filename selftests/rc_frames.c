@@ -201,6 +201,9 @@ void rc_cap_reset(struct rc_cap *c)
 	c->foreign = 0;
 	c->bad = 0;
 	c->why[0] = '\0';
+	memset(&c->gap_sum, 0, sizeof(c->gap_sum));
+	c->gaps = 0;
+	c->gap_next = 0;
 }
 
 static void cap_problem(struct rc_cap *c, const char *why)
@@ -238,6 +241,8 @@ static void cap_add(struct rc_cap *c, const uint8_t *d, uint32_t caplen,
 	e->run = s.run;
 	e->caplen = caplen;
 	e->wire_len = wire_len;
+	e->gap = c->gap_next;
+	c->gap_next = 0;
 	if (rec) {
 		e->flags = rec->flags;
 		e->rec_queue = rec->queue;
@@ -246,6 +251,16 @@ static void cap_add(struct rc_cap *c, const uint8_t *d, uint32_t caplen,
 		e->vlan_tci = rec->vlan_tci;
 		e->vlan_proto = rec->vlan_proto;
 	}
+}
+
+/* A gap record: its counts, and the loss before the next frame. */
+static void cap_gap(struct rc_cap *c, const struct ringcap_gap *g)
+{
+	c->gap_sum.ring_full += g->ring_full;
+	c->gap_sum.cluster_full += g->cluster_full;
+	c->gap_sum.nic += g->nic;
+	c->gap_next += g->ring_full + g->cluster_full + g->nic;
+	c->gaps++;
 }
 
 int rc_drain_max(struct rc_ring *r, struct rc_cap *c, unsigned int max)
@@ -277,6 +292,22 @@ int rc_drain_max(struct rc_ring *r, struct rc_cap *c, unsigned int max)
 				goto corrupt;
 			}
 			r->pads++;
+			r->cons += rec->rec_len;
+			continue;
+		}
+		if (rec->flags & RINGCAP_REC_GAP) {
+			if (!r->gaps || rec->flags != RINGCAP_REC_GAP ||
+			    rec->caplen != sizeof(struct ringcap_gap) ||
+			    rec->rec_len != rc_rec_len(rec->caplen) ||
+			    rec->wire_len) {
+				snprintf(why, sizeof(why),
+					 "gap record at off %u: rec_len %u caplen %u wire_len %u flags 0x%x, gaps %s",
+					 off, rec->rec_len, rec->caplen,
+					 rec->wire_len, rec->flags,
+					 r->gaps ? "on" : "off");
+				goto corrupt;
+			}
+			cap_gap(c, (const struct ringcap_gap *)(rec + 1));
 			r->cons += rec->rec_len;
 			continue;
 		}

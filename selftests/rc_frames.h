@@ -95,11 +95,16 @@ struct rc_seen {
 	uint64_t tstamp_ns;
 	uint16_t vlan_tci;
 	uint16_t vlan_proto;
+	uint64_t gap;		/* frames lost just before it (gap records) */
 };
 
 struct rc_cap {
 	struct rc_seen *v;
 	unsigned int n, max;
+	/* gap records (RINGCAP_GAPS): their counts added up, by reason */
+	struct ringcap_gap gap_sum;
+	unsigned int gaps;	/* how many records */
+	uint64_t gap_next;	/* lost after the last frame seen */
 	unsigned int foreign;	/* frames that are not test frames */
 	unsigned int bad;	/* test frames whose bytes were wrong */
 	char why[256];		/* the first problem seen */
@@ -113,6 +118,8 @@ void rc_cap_reset(struct rc_cap *c);
  * Read every record below the producer into c, checking each one (record
  * bounds, lengths, padding, frame bytes), then release them. Returns the
  * number of frame records read, or -EIO on a corrupt record (c->why).
+ * Gap records count as corrupt unless r->gaps; their counts go into c,
+ * each against the frame that follows it.
  */
 int rc_drain(struct rc_ring *r, struct rc_cap *c);
 /* Like rc_drain, but stop after max frame records (rest stays unread). */

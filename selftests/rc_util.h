@@ -28,6 +28,7 @@ struct rc_ring {
 	uint8_t *data;
 	uint64_t cons;		/* next record to read */
 	unsigned int pads;	/* pad records walked over so far */
+	bool gaps;		/* RINGCAP_GAPS set: gap records expected */
 };
 
 /* Why the module or the sim device cannot be used, or NULL if they can. */

@@ -2,7 +2,8 @@
 /*
  * The ring protocol (uapi/linux/ringcap.h): a full ring drops and counts,
  * records wrap with pad records and stay intact, and a consumer position
- * that user space corrupts is caught, counted and recovered from.
+ * that user space corrupts is caught, counted and recovered from; gap
+ * records say where frames were lost, exactly.
  */
 #include <errno.h>
 #include <poll.h>
@@ -183,6 +184,101 @@ TEST_F_TIMEOUT(ring, racing_reader_sees_intact_records, 120)
 	rc_close(&r);
 	rc_cap_free(&cap);
 	free(specs);
+}
+
+/*
+ * Every frame the capture holds carries the loss just before it: each
+ * gap is the jump in sequence numbers since the previous frame, and the
+ * gaps add up to what the kernel counted as dropped.
+ */
+static void expect_gaps_exact(struct __test_metadata *_metadata,
+			      const struct rc_cap *cap, unsigned int sent,
+			      const struct ringcap_stats *st)
+{
+	uint32_t want = 0;
+	unsigned int i;
+
+	ASSERT_EQ(0, cap->bad) TH_LOG("%s", cap->why);
+	ASSERT_EQ(0, cap->foreign);
+	for (i = 0; i < cap->n; i++) {
+		ASSERT_EQ(cap->v[i].seq - want, cap->v[i].gap)
+			TH_LOG("frame %u (seq %u) after seq %u", i,
+			       cap->v[i].seq, want - 1);
+		want = cap->v[i].seq + 1;
+	}
+	ASSERT_EQ(sent, want);
+	ASSERT_EQ(0, cap->gap_next);
+	ASSERT_EQ(st->dropped, cap->gap_sum.ring_full);
+	ASSERT_EQ(0, cap->gap_sum.cluster_full);
+	ASSERT_EQ(0, cap->gap_sum.nic);
+	ASSERT_EQ(st->received, cap->n);
+	ASSERT_EQ(sent, cap->n + cap->gap_sum.ring_full);
+}
+
+TEST_F_TIMEOUT(ring, gap_records_sit_where_frames_were_lost, 180)
+{
+	struct rc_spec *stalled, *raced, *t1, *t2;
+	struct ringcap_stats st;
+	struct reader rd = {};
+	struct rc_ring r = { .fd = -1 };
+	struct rc_cap cap;
+	unsigned int sent;
+	pthread_t th;
+	int fd;
+
+	stalled = rc_specs(NULL, NFRAMES, 0, 0, 13, RC_LEN_VARIED);
+	t1 = rc_specs(NULL, 3, NFRAMES, 0, 13, 60);
+	raced = rc_specs(NULL, NFRAMES, NFRAMES + 3, 0, 13, RC_LEN_VARIED);
+	t2 = rc_specs(NULL, 3, 2 * NFRAMES + 3, 0, 13, 60);
+	fd = rc_socket();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_RING_SIZE, 8192));
+	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_GAPS, 1));
+	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_WATERMARK, 1));
+	ASSERT_EQ(0, rc_bind(fd, self->env.sim_idx, RINGCAP_QUEUE_ANY));
+	ASSERT_EQ(0, rc_map(&r, fd));
+	r.gaps = true;
+	rc_cap_init(&cap, 2 * NFRAMES + 6);
+
+	/* Nobody reads: the ring fills, and smaller frames fit later. */
+	ASSERT_EQ(0, rc_sim_inject(self->env.sim, stalled, NFRAMES));
+	RC_WAIT_ACCOUNTED(r.fd, NFRAMES, &st);
+	ASSERT_LT(900, st.dropped);
+	ASSERT_LE(0, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
+	/* The loss after the last frame that fit comes with the next one. */
+	ASSERT_EQ(0, rc_sim_inject(self->env.sim, t1, 3));
+	RC_WAIT_ACCOUNTED(r.fd, NFRAMES + 3, &st);
+	ASSERT_EQ(3, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
+	ASSERT_EQ(0, rc_stats(r.fd, &st));
+	expect_gaps_exact(_metadata, &cap, NFRAMES + 3, &st);
+	ASSERT_LT(1, cap.gaps);
+
+	/* A reader racing the producer: gaps wherever it fell behind. */
+	rd.r = &r;
+	rd.cap = &cap;
+	ASSERT_EQ(0, pthread_create(&th, NULL, reader_fn, &rd));
+	ASSERT_EQ(0, rc_sim_inject(self->env.sim, raced, NFRAMES));
+	sent = 2 * NFRAMES + 3;
+	RC_WAIT_ACCOUNTED(r.fd, sent, &st);
+	RC_WAIT_UNTIL(cap.n + cap.bad == st.received || rd.err, 10000);
+	rd.stop = true;
+	pthread_join(th, NULL);
+	ASSERT_EQ(0, rd.err) TH_LOG("%s", cap.why);
+	ASSERT_EQ(0, rc_sim_inject(self->env.sim, t2, 3));
+	sent += 3;
+	RC_WAIT_ACCOUNTED(r.fd, sent, &st);
+	ASSERT_EQ(3, rc_drain(&r, &cap)) TH_LOG("%s", cap.why);
+	ASSERT_EQ(0, rc_stats(r.fd, &st));
+	TH_LOG("%llu frames captured, %llu lost in %u gap records",
+	       (unsigned long long)st.received,
+	       (unsigned long long)st.dropped, cap.gaps);
+	expect_gaps_exact(_metadata, &cap, sent, &st);
+	rc_close(&r);
+	rc_cap_free(&cap);
+	free(stalled);
+	free(raced);
+	free(t1);
+	free(t2);
 }
 
 static short poll_now(int fd)

@@ -315,11 +315,15 @@ TEST(snaplen_watermark_timeout_promisc_options)
 	ASSERT_EQ(rc_param_get("timeout_us"), v);
 	ASSERT_EQ(0, rc_getopt_u32(fd, RINGCAP_ABI, &v));
 	ASSERT_EQ(RINGCAP_ABI_VERSION, v);
+	/* gap records only for a reader that asks for them */
+	ASSERT_EQ(0, rc_getopt_u32(fd, RINGCAP_GAPS, &v));
+	ASSERT_EQ(0, v);
 
 	check_u32_opt(_metadata, fd, RINGCAP_SNAPLEN, snap_ok, 3, snap_bad, 3);
 	check_u32_opt(_metadata, fd, RINGCAP_WATERMARK, wm_ok, 3, wm_bad, 2);
 	check_u32_opt(_metadata, fd, RINGCAP_TIMEOUT_US, to_ok, 3, to_bad, 2);
 	check_u32_opt(_metadata, fd, RINGCAP_PROMISC, pr_ok, 2, pr_bad, 2);
+	check_u32_opt(_metadata, fd, RINGCAP_GAPS, pr_ok, 2, pr_bad, 2);
 	close(fd);
 }
 
@@ -557,6 +561,7 @@ TEST_F(sim, bind_errnos)
 	/* bound: the ring exists and promisc is settled */
 	ASSERT_EQ(-EBUSY, rc_setopt(fd, RINGCAP_RING_SIZE, 8192));
 	ASSERT_EQ(-EBUSY, rc_setopt(fd, RINGCAP_PROMISC, 0));
+	ASSERT_EQ(-EBUSY, rc_setopt(fd, RINGCAP_GAPS, 1));
 	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_SNAPLEN, 200));
 
 	fd2 = rc_socket();

@@ -115,6 +115,14 @@ unsigned int ringcap_rx(struct ringcap_dev *rd, unsigned int queue,
 			const struct ringcap_rx_meta *meta);
 void ringcap_rx_skb(struct sk_buff *skb, unsigned int where);
 
+/*
+ * The NIC lost @frames that never reached the driver (its missed packet
+ * counter grew by that much since the driver last said): the device's
+ * sockets that keep gap records count them (RINGCAP_GAPS). Process or
+ * softirq context, not hard IRQ; @rd as for ringcap_rx().
+ */
+void ringcap_nic_lost(struct ringcap_dev *rd, u64 frames);
+
 /* Zero-copy queues, from the queue's own context (one at a time). */
 int ringcap_zc_set_bufs(struct ringcap_zc *zc, const struct ringcap_zc_bufs *b);
 bool ringcap_zc_rx(struct ringcap_zc *zc, unsigned int buf, unsigned int len,

@@ -98,6 +98,7 @@ struct sockaddr_ringcap {
 #define RINGCAP_ZEROCOPY	8	/* 0 or 1 (default 0), set before bind; see below */
 #define RINGCAP_TX_RING_SIZE	9	/* transmit ring data bytes, 0 (default: none) or as RING_SIZE; before bind, TX_INFO or its mmap; see below */
 #define RINGCAP_CAPTURE		10	/* 0 or 1 (default 1), before bind: 0 binds to transmit only */
+#define RINGCAP_GAPS		11	/* 0 or 1 (default 0), before bind: gap records, see below */
 /* struct-sized */
 #define RINGCAP_CLUSTER		6	/* struct ringcap_cluster, set before bind */
 #define RINGCAP_XDP_LINK	7	/* struct ringcap_xdp_link, write-only, after bind */
@@ -502,6 +503,7 @@ struct ringcap_ring_hdr {
 #define RINGCAP_REC_HASH	0x0004	/* rss_hash is valid */
 #define RINGCAP_REC_TRUNC	0x0008	/* caplen < wire_len */
 #define RINGCAP_REC_ZC		0x0010	/* the frame is at zc_offset in the buffers */
+#define RINGCAP_REC_GAP		0x0020	/* a gap record: struct ringcap_gap follows */
 
 struct ringcap_rec {
 	__u32	rec_len;	/* bytes from this record to the next */
@@ -515,6 +517,38 @@ struct ringcap_rec {
 	__u16	vlan_tci;	/* host order */
 	__u16	vlan_proto;	/* network order, e.g. htons(ETH_P_8021Q) */
 	__u32	zc_offset;	/* RINGCAP_REC_ZC: offset in the buffer mapping, else 0 */
+};
+
+/*
+ * Gap records (RINGCAP_GAPS = 1, set before bind): the ring says where
+ * frames meant for the socket were lost, and why. Each such frame is
+ * counted by its reason; the next record the kernel writes after one or
+ * more are counted is a gap record, and the frame records go on after it:
+ *
+ *   [frame 17][gap: ring_full 5][frame 23][frame 24]...
+ *
+ * A gap record is a struct ringcap_rec with RINGCAP_REC_GAP set, caplen
+ * bytes of struct ringcap_gap following it (a reader takes the first
+ * min(caplen, sizeof) bytes, as the structure only grows), wire_len 0,
+ * tstamp_ns when the record was written, ifindex and queue the socket's
+ * binding (queue RINGCAP_QUEUE_ANY for all queues). Its counts are
+ * those since the previous gap record: a gap record needs room like a
+ * frame, so while the ring is full the counts grow, and the first record
+ * written when it has room again carries them all. The sum of the
+ * records' ring_full and cluster_full, plus what is not written yet,
+ * equals RINGCAP_STATS dropped; nothing but frames is counted in received.
+ * Without the option the ring carries only frame records, as before it
+ * existed.
+ */
+#define RINGCAP_GAP_SIZE_V1	24
+
+struct ringcap_gap {
+	__u64	ring_full;	/* no room in the ring, or an invalid consumer */
+	__u64	cluster_full;	/* the same for a cluster member: the frame was its */
+	__u64	nic;		/* the NIC's own loss, where its driver reports
+				 * it (ringcap_e1000e: the missed packet
+				 * counter, read every second): device-wide,
+				 * so before the filter */
 };
 
 #endif /* _UAPI_LINUX_RINGCAP_H */

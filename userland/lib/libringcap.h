@@ -104,6 +104,19 @@ int rcap_set_promisc(struct ringcap *rc, int on);
  * set after rcap_map() stands.
  */
 int rcap_set_zerocopy(struct ringcap *rc, int on);
+/*
+ * Gap records (RINGCAP_GAPS), before bind: rcap_recv_batch() then
+ * returns, among the frames and in their order, a record that says how
+ * many frames were lost since the previous one and why. Since
+ * libringcap 1.3.
+ */
+int rcap_set_gaps(struct ringcap *rc, int on);
+/*
+ * Whether a record rcap_recv_batch() returned is a gap record: 1, with
+ * *gap filled in (fields a kernel's older, shorter record lacks are 0),
+ * or 0 for a frame. Since libringcap 1.3.
+ */
+int rcap_gap(const struct ringcap_pkt *pkt, struct ringcap_gap *gap);
 /* Either value may be RINGCAP_WAKEUP_KEEP to leave that half unchanged. */
 #define RINGCAP_WAKEUP_KEEP	UINT32_MAX
 int rcap_set_wakeup(struct ringcap *rc, uint32_t watermark,

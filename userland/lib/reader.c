@@ -84,7 +84,10 @@ static int rc_check_rec(struct ringcap *rc, uint32_t off, uint64_t avail,
 		what = "shorter than a record header";
 	else if (!(f->flags & RINGCAP_REC_ZC))
 		what = f->caplen > f->rec_len - sizeof(struct ringcap_rec) ?
-		       "caplen does not fit in the record" : NULL;
+		       "caplen does not fit in the record" :
+		       (f->flags & RINGCAP_REC_GAP) &&
+		       f->caplen < RINGCAP_GAP_SIZE_V1 ?
+		       "gap record shorter than its first size" : NULL;
 	else if (!rc->zc_bufs)
 		what = "zero-copy record, but no zero-copy buffers are mapped";
 	else if ((uint64_t)f->zc_offset + f->caplen > rc->zc_size)
@@ -161,6 +164,19 @@ int rcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max)
 		n++;
 	}
 	return n;
+}
+
+int rcap_gap(const struct ringcap_pkt *pkt, struct ringcap_gap *gap)
+{
+	uint32_t n;
+
+	if (!(pkt->rec->flags & RINGCAP_REC_GAP))
+		return 0;
+	/* rcap_recv_batch() checked caplen >= RINGCAP_GAP_SIZE_V1. */
+	n = pkt->rec->caplen < sizeof(*gap) ? pkt->rec->caplen : sizeof(*gap);
+	memset(gap, 0, sizeof(*gap));
+	memcpy(gap, pkt->data, n);
+	return 1;
 }
 
 void rcap_release(struct ringcap *rc)

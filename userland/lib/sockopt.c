@@ -117,6 +117,11 @@ int rcap_set_capture(struct ringcap *rc, int on)
 	return 0;
 }
 
+int rcap_set_gaps(struct ringcap *rc, int on)
+{
+	return rc_setopt(rc, RINGCAP_GAPS, on ? 1 : 0);
+}
+
 int rcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
 		       uint32_t timeout_us)
 {

@@ -3,7 +3,7 @@
  * The library's reader against rings in ordinary memory: header checks,
  * batches, release, pad records, wrap-around of the area and of the 64-bit
  * positions, refusal of every kind of corrupt record, and zero-copy
- * records resolved into (and bounded by) the buffer area.
+ * records resolved into (and bounded by) the buffer area, and gap records.
  */
 #include <errno.h>
 #include <string.h>
@@ -380,6 +380,54 @@ static void zc_corruption(void)
 	fake_ring_free(&fr);
 }
 
+/* A gap record as the kernel writes one, @caplen bytes of counts. */
+static void put_gap(struct fake_ring *fr, uint32_t caplen, uint64_t base)
+{
+	struct ringcap_rec *rec = fake_ring_reserve(fr, caplen);
+	uint64_t *c = (uint64_t *)(rec + 1);
+	uint32_t i;
+
+	rec->flags = RINGCAP_REC_GAP;
+	for (i = 0; i < caplen / 8; i++)
+		c[i] = base + i;
+	fake_ring_commit(fr, rec);
+}
+
+static void gaps(void)
+{
+	struct ringcap_pkt pkts[8];
+	struct ringcap_gap g;
+	struct fake_ring fr;
+	int n, ret;
+
+	fake_ring_init(&fr, SIZE, 0);
+	fake_ring_put(&fr, 60, 1);
+	put_gap(&fr, sizeof(g), 10);
+	fake_ring_put(&fr, 60, 2);
+	/* A later kernel's longer record: the known fields only. */
+	put_gap(&fr, sizeof(g) + 16, 20);
+	n = rcap_recv_batch(fr.rc, pkts, 8);
+	ok(n == 4, "frame, gap, frame, gap: 4 records in order (%d)", n);
+	ok(!rcap_gap(&pkts[0], &g) && fake_frame_ok(&pkts[0], 60, 1) &&
+	   !rcap_gap(&pkts[2], &g) && fake_frame_ok(&pkts[2], 60, 2),
+	   "a frame is no gap");
+	ok(rcap_gap(&pkts[1], &g) && g.ring_full == 10 &&
+	   g.cluster_full == 11 && g.nic == 12,
+	   "a gap record's counts, by reason");
+	ok(rcap_gap(&pkts[3], &g) && g.ring_full == 20 && g.nic == 22,
+	   "a longer gap record: its first fields");
+	rcap_release(fr.rc);
+
+	/* An older, shorter record is refused below the first size. */
+	put_gap(&fr, RINGCAP_GAP_SIZE_V1 - 8, 0);
+	errno = 0;
+	ret = rcap_recv_batch(fr.rc, pkts, 8);
+	ok(ret == -1 && errno == EIO && strstr(rcap_errmsg(fr.rc), "gap"),
+	   "a gap record shorter than its first size: EIO (%s)",
+	   rcap_errmsg(fr.rc));
+	fake_ring_free(&fr);
+}
+
 static void unmapped(void)
 {
 	struct ringcap rc = { .fd = -1 };
@@ -404,6 +452,7 @@ int main(void)
 	zc_watermark();
 	zc_records();
 	zc_corruption();
+	gaps();
 	unmapped();
 	return tap_done();
 }

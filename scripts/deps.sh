@@ -21,7 +21,7 @@ PKGS="build-essential dkms kmod cpio gzip busybox-static qemu-system-x86
       bpftrace libpcap-dev tcpdump iproute2 ethtool python3
       linux-image-amd64 linux-headers-amd64
       flex bison bc libelf-dev libssl-dev xz-utils
-      dpkg-dev debhelper dh-dkms lintian pkgconf libdbus-1-dev libbluetooth-dev tshark zlib1g-dev
+      dpkg-dev debhelper dh-dkms lintian pkgconf libdbus-1-dev libbluetooth-dev tshark zlib1g-dev libzstd-dev
       clang libbpf-dev xdp-tools netsniff-ng fprobe pmacct dwarves zstd
       python3-scipy"
 

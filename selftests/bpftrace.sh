@@ -440,7 +440,7 @@ fi
 
 bt_start wake wakeups.bt || true
 bt_start lat latency.bt 1 || true	# every second: nothing lost between blocks
-rc_start wake $S_WAKE -w 64 -t 1000
+rc_start wake $S_WAKE -W 64 -t 1000
 inject $S_WAKE -n 640 -s 0 -q 0 -r 4 -l 60
 wait_for 30 eval '[ "$(proc_field ${RCPID[wake]} 6)" -ge 640 ]' || true
 sleep 1		# the reader drains and sleeps: the next 10 wait for the timer
@@ -566,7 +566,7 @@ t_doc_stall() {
 }
 t_doc_healthy() {
 	local rc=0 dpid
-	rc_start doc $S_DOC -w 64
+	rc_start doc $S_DOC -W 64
 	"$DOCTOR" -i $S_DOC -t 3 >"$tmp/doc.ok" 2>&1 &
 	dpid=$!
 	pids+=($dpid)

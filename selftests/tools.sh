@@ -5,7 +5,10 @@
 # by default it wakes once the full frames that fill a quarter of its ring
 # have come (libringcap's ringcap_batch_watermark), not every 64 frames,
 # and it still counts the frames no wake-up has announced when a signal
-# or -d ends it; -w N keeps its meaning.
+# or -d ends it; -W N keeps its meaning. And -w FILE: a pcapng file, read
+# back with tshark and capinfos, that says where frames were lost (each
+# gap the jump in sequence numbers before the packet after it) and ends
+# with the socket's counters.
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap and
 # ringcap_sim; uses the installed ringcount.
@@ -22,7 +25,7 @@ SIM=rctools0
 # Below the default watermark of a 4 MiB ring (672), above what ringcount
 # takes from the ring at once (256): only the count at the end gets all.
 FRAMES=500
-PLAN=3
+PLAN=4
 
 n=0
 failed=0
@@ -95,7 +98,7 @@ batch_then_duration() {
 }
 explicit_watermark() {
 	local wk
-	rc_start -w 64 || return 1
+	rc_start -W 64 || return 1
 	feed || { msg="the socket received $(proc_field "$rc_pid" 6) of $FRAMES"; rc_end INT; return 1; }
 	sleep 1
 	wk=$(proc_field "$rc_pid" 9)
@@ -105,9 +108,67 @@ explicit_watermark() {
 	[ "$wk" -ge 1 ] && [ "$wk" -le $((FRAMES / 64)) ] && [ "$cap" = "$FRAMES" ]
 }
 
+# A burst overflows the smallest ring while the reader is stopped; a few
+# frames after it carry the last gap. The file, zstd-compressed, must say
+# exactly what the socket counted.
+isb() {
+	tshark -r "$1" -X 'read_format:MIME Files Format' -T fields \
+		-e "pcapng.options.option.data.interface.$2" 2>/dev/null
+}
+pcapng_gaps() {
+	local f=$tmp/gaps.pcapng.zst line d c jumps sum
+	ringcount -q -i "$SIM" -r 16k -W 1 -t 0 -w "$f" >"$tmp/rc" 2>&1 &
+	rc_pid=$!
+	wait_for 30 eval '[ -n "$(proc_line "$rc_pid")" ]' ||
+		{ msg="ringcount did not bind: $(cat "$tmp/rc")"; return 1; }
+	kill -STOP "$rc_pid"
+	"$BIN/rc_inject" -d "$SIM" -n "$FRAMES" -s 0 -q 0 -l 60 >/dev/null
+	wait_for 30 eval '[ $(($(proc_field "$rc_pid" 6) + $(proc_field "$rc_pid" 7))) -ge $FRAMES ]' ||
+		{ msg="the socket saw fewer than $FRAMES frames"; rc_end INT; return 1; }
+	kill -CONT "$rc_pid"
+	sleep 1
+	"$BIN/rc_inject" -d "$SIM" -n 5 -s "$FRAMES" -q 0 -l 60 >/dev/null
+	wait_for 30 eval '[ $(($(proc_field "$rc_pid" 6) + $(proc_field "$rc_pid" 7))) -ge $((FRAMES + 5)) ]'
+	sleep 1
+	kill -INT "$rc_pid"
+	wait "$rc_pid" || true
+	rc_pid=
+	line=$(grep '^ringcount:' "$tmp/rc" || true)
+	c=$(kv captured "$line")
+	d=$(kv dropped "$line")
+	msg="summary: ${line:-none}"
+	[ -n "$d" ] && [ "$d" -gt 0 ] && [ "$(kv gap_lost "$line")" = "$d" ] &&
+		[ $((c + d)) = $((FRAMES + 5)) ] || return 1
+	# Each packet: its drop count, and its sequence number (bytes 22-25).
+	tshark -r "$f" -T fields -e frame.drop_count -e data.data \
+		>"$tmp/pkts" 2>"$tmp/tshark.err" ||
+		{ msg+="; tshark: $(head -n 3 "$tmp/tshark.err")"; return 1; }
+	jumps=$(awk -F'\t' '{
+			seq = 0; h = substr($2, 17, 8)
+			for (i = 1; i <= 8; i++)
+				seq = seq * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+			if (($1 == "" ? 0 : $1) != seq - prev) bad++
+			prev = seq + 1; sum += $1; n++
+		} END { printf "%d %d %d", n, sum, bad }' "$tmp/pkts")
+	msg+="; file: packets, drop_count sum, misplaced gaps: $jumps"
+	[ "$jumps" = "$c $d 0" ] || return 1
+	sum="$(isb "$f" dropped_by_os) $(isb "$f" delivered_to_user) $(isb "$f" accepted_by_filter) $(isb "$f" received) $(isb "$f" dropped)"
+	msg+="; ISB osdrop usrdeliv filteraccept ifrecv ifdrop: $sum"
+	[ "$sum" = "$d $c $((c + d)) $((c + d)) 0" ] || return 1
+	capinfos "$f" >"$tmp/ci" 2>&1
+	grep -q "Number of packets: *$c\$" "$tmp/ci" &&
+		grep -q 'zstd compressed' "$tmp/ci" ||
+		{ msg+="; capinfos: $(tr '\n' ' ' <"$tmp/ci" | head -c 300)"; return 1; }
+}
+
 tcase "ringcount's default watermark: $FRAMES frames wake it never; SIGINT still counts them all" batch_then_sigint
 tcase "the same when -d ends it" batch_then_duration
-tcase "ringcount -w 64: $FRAMES frames, 1 to $((FRAMES / 64)) wake-ups, all counted" explicit_watermark
+tcase "ringcount -W 64: $FRAMES frames, 1 to $((FRAMES / 64)) wake-ups, all counted" explicit_watermark
+if command -v tshark >/dev/null && command -v capinfos >/dev/null; then
+	tcase "ringcount -w FILE.pcapng.zst: every gap where the frames were lost, the counters at the end, read by tshark" pcapng_gaps
+else
+	result 4 "ringcount -w FILE.pcapng.zst" "tshark and capinfos are not installed (Debian: tshark): nothing could read the file"
+fi
 
 [ "$failed" = 0 ] || exit 1
 [ "$skipped" = 0 ] || exit 4

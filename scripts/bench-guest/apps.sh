@@ -34,7 +34,7 @@ app_start() {
 	ringcount|ringcount_q)
 		[ "$kind" = ringcount ] || spec=$dev@$i
 		cmd=("$RINGCOUNT" -q -i "$spec" -r $((BUF_KIB * 1024)) "${RC_ARGS[@]+"${RC_ARGS[@]}"}")
-		[ "$wake" = default ] || cmd+=(-w 1) ;;
+		[ "$wake" = default ] || cmd+=(-W 1) ;;
 	netsniff)
 		# Only walking its ring (no output, no printing), in the fanout
 		# group of NS_ARGS if any; the same ring memory as the others,

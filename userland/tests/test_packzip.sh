@@ -141,7 +141,9 @@ for args in "" "-i" "-z 6" "-i lo -r $IN" "-r $IN -z 10" "-r $IN -z -1" \
 	    "-r $IN -c -3" "-r $IN -t 0" "-r $IN -t soon" "-i lo -s 0" \
 	    "-i lo -s 262145" "-i lo -B 0" "-r $IN -s 100" \
 	    "-r $IN --immediate" "-x" "--no-such-option" \
-	    "-r $IN udp port" "-r $IN no such filter"; do
+	    "-r $IN udp port" "-r $IN no such filter" "-r $IN --format pcapx" \
+	    "-r $IN --compress lz4" "-r $IN --compress zstd -z 0" \
+	    "-r $IN --compress zstd -z 20"; do
 	# shellcheck disable=SC2086 # word splitting wanted
 	check "packzip ${args:-(no arguments)}: exit 2" 2 "$PZ" $args
 	usage_error
@@ -180,7 +182,7 @@ for z in 0 1 6 9; do
 	out="$TMP/out$z.pcap.gz"
 	check "-r in.pcap -z $z -w: exit 0" 0 "$PZ" -r "$IN" -z "$z" -w "$out"
 	grep_check "... one summary line" out \
-		"^packzip: file=[^ ]+ level=$z captured=[0-9]+ ps_recv=- ps_drop=- ps_ifdrop=- bytes_in=[0-9]+ bytes_out=[0-9]+ ratio=[0-9.]+ cpu_user_ms=[0-9]+ cpu_sys_ms=[0-9]+ wall_ms=[0-9]+$"
+		"^packzip: file=[^ ]+ level=$z captured=[0-9]+ ps_recv=- ps_drop=- ps_ifdrop=- bytes_in=[0-9]+ bytes_out=[0-9]+ ratio=[0-9.]+ cpu_user_ms=[0-9]+ cpu_sys_ms=[0-9]+ wall_ms=[0-9]+ format=pcap compress=gzip$"
 	is "... captured= is the frame count" "$(key captured)" "$FRAMES"
 	is "... bytes_in= is the uncompressed pcap size" "$(key bytes_in)" \
 		"$(size "$IN")"
@@ -224,6 +226,45 @@ echo "# compressed sizes of $in_size bytes: z0=$bytes_out_0 z1=$bytes_out_1 z6=$
 check "-r in.pcap -z 6 without -w: exit 0" 0 "$PZ" -r "$IN"
 is "... level 6 is the default" "$(key level)" 6
 is "... bytes_out= as with -w" "$(key bytes_out)" "$bytes_out_6"
+
+# --- pcapng, each compression: the same packets, and the counters -----------
+if command -v tshark >/dev/null; then
+	tshark -r "$IN" -x >"$TMP/in.hex" 2>/dev/null
+	tshark -r "$IN" -T fields -e frame.time_epoch -e frame.len \
+		-e frame.cap_len >"$TMP/in.fields" 2>/dev/null
+	for c in gzip zstd none; do
+		out="$TMP/out-$c.pcapng"
+		check "-r in.pcap --format pcapng --compress $c -w: exit 0" 0 \
+			"$PZ" -r "$IN" --format pcapng --compress "$c" -z 3 -w "$out"
+		grep_check "... the summary says so" out \
+			" format=pcapng compress=$c\$"
+		is "... bytes_out= is the file size" "$(key bytes_out)" \
+			"$(size "$out")"
+		tshark -r "$out" -x >"$TMP/out.hex" 2>/dev/null
+		tshark -r "$out" -T fields -e frame.time_epoch -e frame.len \
+			-e frame.cap_len >"$TMP/out.fields" 2>/dev/null
+		if [ -s "$TMP/in.hex" ] && cmp -s "$TMP/in.hex" "$TMP/out.hex" &&
+		   cmp -s "$TMP/in.fields" "$TMP/out.fields"; then
+			ok "... tshark reads every packet back: bytes, lengths, time"
+		else
+			not_ok "... tshark reads every packet back: bytes, lengths, time"
+		fi
+		capinfos "$out" >"$TMP/ci" 2>&1
+		if grep -q 'Capture application: packzip' "$TMP/ci" &&
+		   grep -q 'Number of stat entries = 1' "$TMP/ci" &&
+		   grep -q 'Time precision = nanoseconds (9)' "$TMP/ci"; then
+			ok "... capinfos: one interface at 1 ns, one statistics block"
+		else
+			not_ok "... capinfos" "$TMP/ci"
+		fi
+		is "... isb_usrdeliv is the frame count" "$(tshark -r "$out" \
+			-X 'read_format:MIME Files Format' -T fields \
+			-e pcapng.options.option.data.interface.delivered_to_user \
+			2>/dev/null | tr -d '\n')" "$FRAMES"
+	done
+else
+	skip "tshark is not installed (Debian: tshark): pcapng output unchecked"
+fi
 
 # --- stops and filters -----------------------------------------------------
 check "-c 5: exit 0" 0 "$PZ" -r "$IN" -c 5 -w "$TMP/c5.gz"

@@ -20,7 +20,7 @@ grep_check "ringcount --help shows usage" out "^Usage: ringcount -i DEV"
 grep_check "ringcount --help shows -z" out "^  -z, --zero-copy "
 check "ringcount -h exits 0" 0 "$RC" -h
 for args in "" "-i" "-i eth0 -c 0" "-i eth0 -d -1" "-i eth0 -s 0" \
-	    "-i eth0 -s 65536" "-i eth0 -w 0" "-i eth0 -t 10000001" \
+	    "-i eth0 -s 65536" "-i eth0 -W 0" "-i eth0 -t 10000001" \
 	    "-i eth0 -r 4095" "-i eth0 -r 5000" "-i eth0@x" "-i eth0@" \
 	    "-i @1" "-i eth0 junk" "-x" "--no-such-option"; do
 	# shellcheck disable=SC2086 # word splitting wanted

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * packzip: capture packets through libpcap and compress each one with zlib,
- * the "application load" of Braun et al. (IMC 2010). The compression
+ * packzip: capture packets through libpcap and compress each one (zlib's
+ * gzip by default, or zstd), the "application load" of Braun et al. (IMC
+ * 2010). The compression
  * level sets how much CPU every packet costs, so the share of packets an
  * application keeps can be measured against its per-packet work.
  *
@@ -10,15 +11,15 @@
  * binary captures through ringcap. It never touches libringcap.
  *
  * This file is the command line; packzip_cap.c the capture, its loop and
- * the summary; packzip_zip.c the stream every packet is fed to: one
- * deflate stream with a gzip wrapper, a gzip-compressed pcap file that
- * -w writes out and that is otherwise only counted. Either way zlib does
+ * the summary; packzip_zip.c the stream every packet is fed to: a
+ * compressed pcap (or, with --format pcapng, pcapng) file that -w writes
+ * out and that is otherwise only counted. Either way the compressor does
  * the same work. The last line on stdout is a key=value summary for
  * scripts:
  *
  *   packzip: dev=eth0 level=6 captured=1009 ps_recv=1009 ps_drop=0
  *   ps_ifdrop=0 bytes_in=88616 bytes_out=20871 ratio=0.236
- *   cpu_user_ms=12 cpu_sys_ms=4 wall_ms=1002
+ *   cpu_user_ms=12 cpu_sys_ms=4 wall_ms=1002 format=pcap compress=gzip
  *
  * (one line). With -r, "file=FILE" replaces "dev=" and the ps_* counters
  * are "-": libpcap keeps no statistics for a savefile.
@@ -33,31 +34,35 @@
 
 #define MAX_SNAPLEN	262144		/* libpcap's own ceiling */
 
-enum { OPT_IMMEDIATE = 256, OPT_NANO };
+enum { OPT_IMMEDIATE = 256, OPT_NANO, OPT_FORMAT, OPT_COMPRESS };
 
 static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: " PROG " -i DEV [options] [filter expression...]\n"
 		"       " PROG " -r FILE [options] [filter expression...]\n"
-		"Capture packets with libpcap and compress each with zlib.\n"
+		"Capture packets with libpcap and compress each (gzip or zstd).\n"
 		"\n"
 		"  -i, --interface DEV   capture live on DEV\n"
 		"  -r, --read FILE       read a pcap savefile instead ('-': stdin)\n"
-		"  -z, --level LEVEL     zlib level 0..9 (default 6, 0 = stored)\n"
+		"  -z, --level LEVEL     compression level (default 6): gzip 0..9\n"
+		"                        (0 = stored), zstd 1..19\n"
+		"      --compress KIND   gzip (default), zstd or none\n"
+		"      --format FORMAT   pcap (default) or pcapng, with the\n"
+		"                        capture's counters at the end\n"
 		"  -c, --count N         stop after N packets\n"
 		"  -t, --time SECONDS    stop after SECONDS (may be fractional)\n"
 		"  -s, --snaplen BYTES   bytes kept per packet (1..262144, -i only)\n"
 		"  -B, --buffer KIB      kernel buffer size in KiB (-i only)\n"
 		"      --immediate       deliver each packet at once (-i only)\n"
 		"      --nano            nanosecond timestamps\n"
-		"  -w, --write FILE      write a gzip-compressed pcap file\n"
+		"  -w, --write FILE      write the compressed file\n"
 		"                        ('-': stdout, summary then on stderr)\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"Last line: " PROG ": dev= (or file=) level= captured= ps_recv=\n"
 		"  ps_drop= ps_ifdrop= bytes_in= bytes_out= ratio= cpu_user_ms=\n"
-		"  cpu_sys_ms= wall_ms=\n"
+		"  cpu_sys_ms= wall_ms= format= compress=\n"
 		"Stops on -c, -t, SIGINT/SIGTERM or end of file.\n"
 		"Exit: 0 ok, 1 error, 2 bad usage.\n");
 }
@@ -93,6 +98,10 @@ static void check_args(const struct opts *o)
 		bad_usage("-i and -r exclude each other");
 	if (o->rfile && (o->snaplen || o->buffer_kib || o->immediate))
 		bad_usage("-s, -B and --immediate apply to -i only");
+	if (o->compress == ZSINK_GZIP && o->level > 9)
+		bad_usage("-z %d: gzip levels are 0..9", o->level);
+	if (o->compress == ZSINK_ZSTD && !o->level)
+		bad_usage("-z 0: zstd levels are 1..19");
 }
 
 const char cli_prog[] = PROG;
@@ -107,6 +116,8 @@ const struct option cli_longopts[] = {
 	{ "write", required_argument, NULL, 'w' },
 	{ "immediate", no_argument, NULL, OPT_IMMEDIATE },
 	{ "nano", no_argument, NULL, OPT_NANO },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "compress", required_argument, NULL, OPT_COMPRESS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
@@ -117,6 +128,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->level = 6;
+	o->compress = ZSINK_GZIP;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":i:r:z:c:t:s:B:w:h", cli_longopts,
 				NULL)) != -1) {
@@ -128,7 +140,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->rfile = optarg;
 			break;
 		case 'z':
-			o->level = (int)cli_num(c, optarg, 0, 9, 0);
+			o->level = (int)cli_num(c, optarg, 0, 19, 0);
 			break;
 		case 'c':
 			o->count = (int)cli_num(c, optarg, 1, INT_MAX, 0);
@@ -150,6 +162,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_NANO:
 			o->nano = 1;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "pcap") && strcmp(optarg, "pcapng"))
+				bad_usage("--format: '%s': expected pcap or pcapng",
+					  optarg);
+			o->pcapng = !strcmp(optarg, "pcapng");
+			break;
+		case OPT_COMPRESS:
+			if (zsink_parse_kind(optarg, &o->compress))
+				bad_usage("--compress: '%s': expected gzip, zstd or none",
+					  optarg);
 			break;
 		case 'h':
 			usage(stdout);

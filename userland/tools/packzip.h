@@ -2,14 +2,16 @@
 /*
  * packzip's parts (packzip.c: the command line; packzip_cap.c: the
  * capture through libpcap, its loop and summary; packzip_zip.c: the
- * gzip-compressed pcap stream every packet is fed to): what they share.
+ * compressed pcap or pcapng stream every packet is fed to): what they
+ * share.
  */
 #ifndef PACKZIP_H
 #define PACKZIP_H
 
 #include <string.h>
 #include <pcap/pcap.h>
-#include <zlib.h>
+#include "pcapng.h"
+#include "zsink.h"
 
 #define PROG		"packzip"
 
@@ -25,18 +27,19 @@ struct opts {
 	int buffer_kib;			/* 0: libpcap's default */
 	int immediate;
 	int nano;
+	int pcapng;			/* --format pcapng, else pcap */
+	enum zsink_kind compress;	/* --compress, default gzip */
 };
 
 struct zip {
-	z_stream z;
+	struct zsink out;
 	int fd;				/* -1: count the output only */
-	unsigned char *out;		/* OUT_SIZE compressed bytes */
-	unsigned char *rec;		/* one record: header + copied data */
+	struct pcapng ng;		/* --format pcapng */
+	int nano;			/* timestamps from libpcap are ns */
+	unsigned char *rec;		/* one pcap record: header + data */
 	size_t rec_size;
 	unsigned long long captured;
-	unsigned long long bytes_in;
-	unsigned long long bytes_out;
-	int err;			/* errno of a write or zlib failure */
+	int err;			/* errno of a write or library failure */
 };
 
 /* -w -: the stream goes to stdout, and the summary to stderr. */
@@ -54,7 +57,7 @@ int cap_run(pcap_t *p, const struct opts *o, struct zip *zp);
 void zip_open(struct zip *zp, pcap_t *p, const struct opts *o);
 int zip_record(struct zip *zp, const struct pcap_pkthdr *h,
 	       const u_char *data);
-int zip_end(struct zip *zp, const struct opts *o);
+int zip_end(struct zip *zp, pcap_t *p, const struct opts *o);
 void zip_free(struct zip *zp);
 
 #endif /* PACKZIP_H */

@@ -192,12 +192,14 @@ static void print_summary(FILE *out, pcap_t *p, const struct opts *o,
 		snprintf(ifdrop, sizeof(ifdrop), "%u", ps.ps_ifdrop);
 	}
 	getrusage(RUSAGE_SELF, &ru);
-	fprintf(out, PROG ": %s=%s level=%d captured=%llu ps_recv=%s ps_drop=%s ps_ifdrop=%s bytes_in=%llu bytes_out=%llu ratio=%.3f cpu_user_ms=%lld cpu_sys_ms=%lld wall_ms=%lld\n",
+	fprintf(out, PROG ": %s=%s level=%d captured=%llu ps_recv=%s ps_drop=%s ps_ifdrop=%s bytes_in=%llu bytes_out=%llu ratio=%.3f cpu_user_ms=%lld cpu_sys_ms=%lld wall_ms=%lld format=%s compress=%s\n",
 		o->dev ? "dev" : "file", o->dev ? o->dev : o->rfile,
-		o->level, zp->captured, recv, drop, ifdrop, zp->bytes_in,
-		zp->bytes_out,
-		zp->bytes_in ? (double)zp->bytes_out / zp->bytes_in : 0.0,
-		tv_ms(&ru.ru_utime), tv_ms(&ru.ru_stime), wall_ms);
+		o->level, zp->captured, recv, drop, ifdrop,
+		zp->out.bytes_in, zp->out.bytes_out,
+		zp->out.bytes_in ?
+		(double)zp->out.bytes_out / zp->out.bytes_in : 0.0,
+		tv_ms(&ru.ru_utime), tv_ms(&ru.ru_stime), wall_ms,
+		o->pcapng ? "pcapng" : "pcap", zsink_kind_name(o->compress));
 	fflush(out);
 }
 
@@ -215,7 +217,7 @@ static int loop(pcap_t *p, const struct opts *o, struct zip *zp)
 		status = 1;
 	}
 	/* After a capture error, still finish: the file stays readable. */
-	if (zip_end(zp, o))
+	if (zip_end(zp, p, o))
 		status = 1;
 	return status;
 }

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * packzip's output: every packet is copied once into a buffer of our own,
- * behind a pcap record header, and that record is fed to one deflate
- * stream with a gzip wrapper, after the file header. The stream is a
- * gzip-compressed pcap file: with -w it is written out, without it only
- * counted. Either way zlib does the same work.
+ * packzip's output: every packet is copied once into a buffer of our own
+ * (behind a pcap record header, or inside a pcapng Enhanced Packet
+ * Block) and fed to one compressed stream (zsink.h: gzip by default, or
+ * zstd, or none), after the file's header. With -w the stream is written
+ * out, without it only counted. Either way the compressor does the same
+ * work. A pcapng file ends with an Interface Statistics Block of
+ * libpcap's counters: isb_ifrecv ps_recv, isb_osdrop ps_drop, isb_ifdrop
+ * ps_ifdrop, isb_usrdeliv the packets written (docs/PCAPNG.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
 #include "packzip.h"
 
-#define OUT_SIZE	(256 * 1024)	/* compressed bytes per write() */
 #define PCAP_HDR_LEN	24		/* pcap file global header */
 
 /* One pcap record header as it goes into the file: host byte order. */
@@ -26,80 +29,6 @@ struct rec_hdr {
 	uint32_t caplen;
 	uint32_t len;
 };
-
-/* write() all of it, through partial writes and signals; 0 or -errno. */
-static int write_all(int fd, const unsigned char *buf, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* Hand what deflate produced to the file (or nowhere) and reuse the room. */
-static int zip_drain(struct zip *zp)
-{
-	size_t len = OUT_SIZE - zp->z.avail_out;
-	int err;
-
-	zp->bytes_out += len;
-	if (zp->fd >= 0) {
-		err = write_all(zp->fd, zp->out, len);
-		if (err)
-			return err;
-	}
-	zp->z.next_out = zp->out;
-	zp->z.avail_out = OUT_SIZE;
-	return 0;
-}
-
-/*
- * Z_NO_FLUSH lets deflate keep its window across packets, as an archiver
- * would: the cost per packet is then the level's, not a flush's. deflate
- * stops early only when the output room is full, so drain and go on.
- */
-static int zip_feed(struct zip *zp, const void *buf, size_t len)
-{
-	int err;
-
-	zp->z.next_in = (unsigned char *)buf;
-	zp->z.avail_in = len;
-	zp->bytes_in += len;
-	while (zp->z.avail_in) {
-		if (deflate(&zp->z, Z_NO_FLUSH) == Z_STREAM_ERROR)
-			return -EINVAL;
-		if (!zp->z.avail_out) {
-			err = zip_drain(zp);
-			if (err)
-				return err;
-		}
-	}
-	return 0;
-}
-
-/* The rest of the stream and the gzip trailer (CRC, length). */
-static int zip_finish(struct zip *zp)
-{
-	int ret, err;
-
-	do {
-		ret = deflate(&zp->z, Z_FINISH);
-		if (ret == Z_STREAM_ERROR)
-			return -EINVAL;
-		err = zip_drain(zp);
-		if (err)
-			return err;
-	} while (ret != Z_STREAM_END);
-	return 0;
-}
 
 /*
  * The file header comes from libpcap itself: pcap_dump_fopen() knows the
@@ -131,28 +60,44 @@ static int pcap_file_header(pcap_t *p, unsigned char hdr[PCAP_HDR_LEN])
 	return ok ? 0 : -1;
 }
 
-/* Open the output (if any) and start the stream with the file header. */
-void zip_open(struct zip *zp, pcap_t *p, const struct opts *o)
+/* The stream's first bytes: the pcap file header, or the pcapng blocks. */
+static int zip_header(struct zip *zp, pcap_t *p, const struct opts *o)
 {
 	unsigned char hdr[PCAP_HDR_LEN];
 	int err;
 
+	if (!o->pcapng) {
+		if (pcap_file_header(p, hdr))
+			die(1, "cannot build the pcap file header");
+		return zsink_write(&zp->out, hdr, sizeof(hdr));
+	}
+	/* pcapng says Ethernet only; other link types stay pcap files. */
+	if (pcap_datalink(p) != DLT_EN10MB)
+		die(1, "--format pcapng: %s is not Ethernet (link type %s)",
+		    o->dev ? o->dev : o->rfile,
+		    pcap_datalink_val_to_name(pcap_datalink(p)));
+	err = pcapng_start(&zp->ng, &zp->out, PROG);
+	if (!err) {
+		err = pcapng_interface(&zp->ng, o->dev ? o->dev : o->rfile,
+				       o->dev ? "libpcap" : "libpcap savefile",
+				       pcap_snapshot(p), o->filter);
+		err = err < 0 ? err : 0;
+	}
+	return err;
+}
+
+/* Open the output (if any) and start the stream with the file header. */
+void zip_open(struct zip *zp, pcap_t *p, const struct opts *o)
+{
+	int err;
+
 	memset(zp, 0, sizeof(*zp));
 	zp->fd = -1;
+	zp->nano = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO;
 	zp->rec_size = sizeof(struct rec_hdr) + pcap_snapshot(p);
-	zp->out = malloc(OUT_SIZE);
 	zp->rec = malloc(zp->rec_size);
-	if (!zp->out || !zp->rec)
+	if (!zp->rec)
 		die(1, "out of memory");
-	/* windowBits 15 + 16: the gzip wrapper, so zcat reads the file. */
-	if (deflateInit2(&zp->z, o->level, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		die(1, "zlib: cannot start a deflate stream");
-	zp->z.next_out = zp->out;
-	zp->z.avail_out = OUT_SIZE;
-	if (pcap_file_header(p, hdr))
-		die(1, "cannot build the pcap file header");
-
 	if (to_stdout(o)) {
 		zp->fd = STDOUT_FILENO;
 	} else if (o->wfile) {
@@ -161,9 +106,15 @@ void zip_open(struct zip *zp, pcap_t *p, const struct opts *o)
 		if (zp->fd < 0)
 			die(1, "%s: %s", o->wfile, strerror(errno));
 	}
-	err = zip_feed(zp, hdr, sizeof(hdr));
+	err = zsink_open(&zp->out, o->compress, o->level, zp->fd);
+	if (err == -EINVAL)
+		die(EXIT_USAGE, "-z %d: %s refuses this level", o->level,
+		    zsink_kind_name(o->compress));
+	if (!err)
+		err = zip_header(zp, p, o);
 	if (err)
-		die(1, "%s: %s", o->wfile ? o->wfile : "zlib", strerror(-err));
+		die(1, "%s: %s", o->wfile ? o->wfile : "stream",
+		    strerror(-err));
 }
 
 /* A record larger than the snaplen said (odd files): make room for it. */
@@ -183,8 +134,8 @@ static int zip_room(struct zip *zp, size_t need)
 
 /*
  * The per-packet work: one copy out of libpcap's buffer into ours, as an
- * application that keeps the data must do, then the compression. 0 or
- * -errno.
+ * application that keeps the data must do (pcapng builds its block in a
+ * buffer of its own), then the compression. 0 or -errno.
  */
 int zip_record(struct zip *zp, const struct pcap_pkthdr *h,
 	       const u_char *data)
@@ -196,30 +147,62 @@ int zip_record(struct zip *zp, const struct pcap_pkthdr *h,
 		.len = h->len,
 	};
 	size_t len = sizeof(rh) + h->caplen;
+	uint64_t ns;
 	int err;
 
+	zp->captured++;
+	if (zp->ng.out) {
+		ns = (uint64_t)h->ts.tv_sec * 1000000000ULL +
+		     (uint64_t)h->ts.tv_usec * (zp->nano ? 1 : 1000);
+		return pcapng_packet(&zp->ng, 0, ns, data, h->caplen, h->len,
+				     0, 0, PCAPNG_NO_QUEUE);
+	}
 	err = zip_room(zp, len);
 	if (err)
 		return err;
 	memcpy(zp->rec, &rh, sizeof(rh));
 	memcpy(zp->rec + sizeof(rh), data, h->caplen);
-	zp->captured++;
-	return zip_feed(zp, zp->rec, len);
+	return zsink_write(&zp->out, zp->rec, len);
+}
+
+/* pcapng: libpcap's counters, for a live capture. */
+static int zip_stats(struct zip *zp, pcap_t *p, const struct opts *o)
+{
+	struct pcapng_stats st = { .have = PCAPNG_ISB_USRDELIV };
+	struct pcap_stat ps;
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	st.end_ns = (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec;
+	st.start_ns = st.end_ns;
+	st.usrdeliv = zp->captured;
+	if (o->dev && !pcap_stats(p, &ps)) {
+		st.have |= PCAPNG_ISB_IFRECV | PCAPNG_ISB_OSDROP |
+			   PCAPNG_ISB_IFDROP;
+		st.ifrecv = ps.ps_recv;
+		st.osdrop = ps.ps_drop;
+		st.ifdrop = ps.ps_ifdrop;
+	}
+	return pcapng_stats(&zp->ng, 0, st.end_ns, &st);
 }
 
 /*
  * After the capture, whatever ended it (a capture error too: the file
- * stays readable), the rest of the stream, and the file closed. 0, or 1
- * when either failed, said on stderr.
+ * stays readable), the statistics (pcapng), the rest of the stream, and
+ * the file closed. 0, or 1 when any failed, said on stderr.
  */
-int zip_end(struct zip *zp, const struct opts *o)
+int zip_end(struct zip *zp, pcap_t *p, const struct opts *o)
 {
 	int err, status = 0;
 
-	err = zp->err ? -zp->err : zip_finish(zp);
+	err = zp->err ? -zp->err : 0;
+	if (!err && zp->ng.out)
+		err = zip_stats(zp, p, o);
+	if (!err)
+		err = zsink_finish(&zp->out);
 	if (err) {
-		fprintf(stderr, PROG ": %s: %s\n", o->wfile ? o->wfile : "zlib",
-			strerror(-err));
+		fprintf(stderr, PROG ": %s: %s\n",
+			o->wfile ? o->wfile : "stream", strerror(-err));
 		status = 1;
 	}
 	if (zp->fd >= 0 && !to_stdout(o) && close(zp->fd)) {
@@ -231,7 +214,7 @@ int zip_end(struct zip *zp, const struct opts *o)
 
 void zip_free(struct zip *zp)
 {
-	deflateEnd(&zp->z);
-	free(zp->out);
+	pcapng_free(&zp->ng);
+	zsink_free(&zp->out);
 	free(zp->rec);
 }

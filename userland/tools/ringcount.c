@@ -9,7 +9,17 @@
  *   nic_dropped=0 wakeups=17 seconds=1.23 received=1009 bytes=64576
  *   bad_consumer=0 cluster=- path=hook
  *
- * (one line). path is how the device fed the socket (xdp-copy, aware,
+ * (one line), then gaps= and gap_lost=: the gap records read (the
+ * socket keeps them, RINGCAP_GAPS) and the frames they say were lost.
+ * Each gap record is also printed as it comes (unless -q), at most
+ * GAP_LINES a second:
+ *
+ *   gap: t=1.52 lost=37 ring_full=37 cluster_full=0 nic=0 after=5120
+ *
+ * (after: the frames read before it). With -w FILE the frames go into a
+ * pcapng file (capfile.h), each with the loss before it.
+ *
+ * path is how the device fed the socket (xdp-copy, aware,
  * zerocopy with -z, hook, or hook:WHY where mode 2 fell back to the mode
  * 0 hook; see rcap_path_name()), as read at the end, or at bind if the
  * device has gone since. captured counts frames this program read;
@@ -25,11 +35,13 @@
 #include <unistd.h>
 #include <net/if.h>
 #include "libringcap.h"
+#include "capfile.h"
 #include "cli.h"
 #include "ticker.h"
 
 #define PROG		"ringcount"
 #define BATCH		256
+#define GAP_LINES	10	/* gap records printed per second, at most */
 
 struct opts {
 	const char *spec;
@@ -45,12 +57,17 @@ struct opts {
 	uint32_t cluster_policy;
 	int zerocopy;			/* -z: the NIC's own buffers */
 	int quiet;
+	const char *wfile;		/* -w: the pcapng file, or NULL */
 	char path[24];			/* the path at bind */
 };
 
 struct tally {
 	unsigned long long frames;
 	unsigned long long bytes;	/* wire bytes */
+	unsigned long long gaps;	/* gap records */
+	unsigned long long gap_lost;	/* the frames they count */
+	uint64_t lost_before;		/* since the last frame read */
+	unsigned int gap_lines;		/* printed this second */
 };
 
 /* The limits are the kernel's, from <linux/ringcap.h>. */
@@ -65,7 +82,11 @@ static void usage(FILE *out)
 		"  -d, --duration SEC       stop after SEC seconds (may be fractional)\n"
 		"  -s, --snaplen BYTES      bytes kept per frame (1..%u, at most\n"
 		"                           half the ring less %zu)\n"
-		"  -w, --watermark N        wake after N frames (1..%u; 1 = immediate;\n"
+		"  -w, --write FILE         write the frames to a pcapng file, each\n"
+		"                           with the loss before it, and the counters\n"
+		"                           at the end; FILE.gz or FILE.zst compress\n"
+		"                           ('-': stdout, the lines then on stderr)\n"
+		"  -W, --watermark N        wake after N frames (1..%u; 1 = immediate;\n"
 		"                           default: the full frames that fill a\n"
 		"                           quarter of the ring)\n"
 		"  -t, --timeout US         wake US microseconds after the first frame\n"
@@ -86,9 +107,10 @@ static void usage(FILE *out)
 		"  -h, --help               this text\n"
 		"\n"
 		"Per-second lines: t= fps= mbps= total= dropped= filtered= nic_dropped=\n"
+		"Gap lines: gap: t= lost= ring_full= cluster_full= nic= after=\n"
 		"Last line: " PROG ": dev= queue= captured= dropped= filtered=\n"
 		"           nic_dropped= wakeups= seconds= received= bytes= bad_consumer=\n"
-		"           cluster= (ID:POLICY, or - for none) path=\n"
+		"           cluster= (ID:POLICY, or - for none) path= gaps= gap_lost=\n"
 		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n",
 		RINGCAP_SNAPLEN_MAX, sizeof(struct ringcap_rec),
 		RINGCAP_WATERMARK_MAX, RINGCAP_TIMEOUT_US_MAX,
@@ -101,7 +123,8 @@ const struct option cli_longopts[] = {
 	{ "count", required_argument, NULL, 'c' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "snaplen", required_argument, NULL, 's' },
-	{ "watermark", required_argument, NULL, 'w' },
+	{ "write", required_argument, NULL, 'w' },
+	{ "watermark", required_argument, NULL, 'W' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "ring-size", required_argument, NULL, 'r' },
 	{ "cluster", required_argument, NULL, 'C' },
@@ -123,7 +146,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	 */
 	o->timeout_us = 100000;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:t:r:C:zqh", cli_longopts,
+	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:W:t:r:C:zqh", cli_longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -139,6 +162,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->snaplen = cli_num(c, optarg, 1, RINGCAP_SNAPLEN_MAX, 0);
 			break;
 		case 'w':
+			o->wfile = optarg;
+			break;
+		case 'W':
 			o->watermark = cli_num(c, optarg, 1, RINGCAP_WATERMARK_MAX,
 					       0);
 			break;
@@ -229,7 +255,8 @@ static struct ringcap *setup(struct opts *o)
 			       o->timeout_us) ||
 	    (o->cluster_id && rcap_set_cluster(rc, o->cluster_id,
 						  o->cluster_policy)) ||
-	    (o->zerocopy && rcap_set_zerocopy(rc, 1))) {
+	    (o->zerocopy && rcap_set_zerocopy(rc, 1)) ||
+	    rcap_set_gaps(rc, 1)) {
 		/* The kernel refusing a value is still a bad argument. */
 		bad_arg = errno == EINVAL;
 		fprintf(stderr, PROG ": %s\n", rcap_errmsg(rc));
@@ -245,6 +272,9 @@ static struct ringcap *setup(struct opts *o)
 	return rc;
 }
 
+/* The lines go to stdout, or to stderr when the capture file is stdout. */
+static FILE *lines;
+
 static void print_second(struct ringcap *rc, const struct tally *now,
 			 const struct tally *prev, double t, double dt)
 {
@@ -252,19 +282,19 @@ static void print_second(struct ringcap *rc, const struct tally *now,
 
 	if (rcap_stats(rc, &st))
 		memset(&st, 0, sizeof(st));
-	printf("t=%.2f fps=%.0f mbps=%.2f total=%llu dropped=%llu filtered=%llu nic_dropped=%llu\n",
-	       t, (now->frames - prev->frames) / dt,
-	       (now->bytes - prev->bytes) * 8 / dt / 1e6, now->frames,
-	       (unsigned long long)st.dropped,
-	       (unsigned long long)st.filtered,
-	       (unsigned long long)st.nic_dropped);
-	fflush(stdout);
+	fprintf(lines, "t=%.2f fps=%.0f mbps=%.2f total=%llu dropped=%llu filtered=%llu nic_dropped=%llu\n",
+		t, (now->frames - prev->frames) / dt,
+		(now->bytes - prev->bytes) * 8 / dt / 1e6, now->frames,
+		(unsigned long long)st.dropped,
+		(unsigned long long)st.filtered,
+		(unsigned long long)st.nic_dropped);
+	fflush(lines);
 }
 
 static void print_summary(struct ringcap *rc, const struct opts *o,
-			  const struct tally *tl, double seconds)
+			  const struct tally *tl, double seconds,
+			  const struct ringcap_stats *st)
 {
-	struct ringcap_stats st;
 	char qbuf[16], cbuf[24] = "-";
 	struct ringcap_path path;
 	const char *pname = o->path;
@@ -274,24 +304,43 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 			 rcap_cluster_policy_name(o->cluster_policy));
 	if (!rcap_path(rc, &path) && path.path != RINGCAP_PATH_UNBOUND)
 		pname = rcap_path_name(&path);
-	/* Counters survive the device going away, so this normally works. */
-	if (rcap_stats(rc, &st))
-		memset(&st, 0, sizeof(st));
-	printf(PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s path=%s\n",
-	       o->ifname, queue_str(o, qbuf, sizeof(qbuf)), tl->frames,
-	       (unsigned long long)st.dropped,
-	       (unsigned long long)st.filtered,
-	       (unsigned long long)st.nic_dropped,
-	       (unsigned long long)st.wakeups, seconds,
-	       (unsigned long long)st.received, tl->bytes,
-	       (unsigned long long)st.bad_consumer, cbuf, pname);
-	fflush(stdout);
+	fprintf(lines, PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s path=%s gaps=%llu gap_lost=%llu\n",
+		o->ifname, queue_str(o, qbuf, sizeof(qbuf)), tl->frames,
+		(unsigned long long)st->dropped,
+		(unsigned long long)st->filtered,
+		(unsigned long long)st->nic_dropped,
+		(unsigned long long)st->wakeups, seconds,
+		(unsigned long long)st->received, tl->bytes,
+		(unsigned long long)st->bad_consumer, cbuf, pname,
+		tl->gaps, tl->gap_lost);
+	fflush(lines);
 }
 
-/* Count what the ring holds now, up to a batch; -1 on error. */
-static int take(struct ringcap *rc, const struct opts *o, struct tally *tl)
+/* A gap record: its loss goes with the next frame, and on a line. */
+static void gap_seen(const struct opts *o, struct tally *tl,
+		     const struct ringcap_gap *g, const struct ticker *tk)
+{
+	uint64_t lost = g->ring_full + g->cluster_full + g->nic;
+
+	tl->gaps++;
+	tl->gap_lost += lost;
+	tl->lost_before += lost;
+	if (o->quiet || tl->gap_lines >= GAP_LINES)
+		return;
+	tl->gap_lines++;
+	fprintf(lines, "gap: t=%.2f lost=%llu ring_full=%llu cluster_full=%llu nic=%llu after=%llu\n",
+		ticker_seconds(tk), (unsigned long long)lost,
+		(unsigned long long)g->ring_full,
+		(unsigned long long)g->cluster_full,
+		(unsigned long long)g->nic, tl->frames);
+}
+
+/* Count (and write) what the ring holds now, up to a batch; -1 on error. */
+static int take(struct ringcap *rc, const struct opts *o, struct tally *tl,
+		struct capfile *cf, const struct ticker *tk)
 {
 	struct ringcap_pkt pkts[BATCH];
+	struct ringcap_gap g;
 	int i, n, want = BATCH;
 
 	if (o->count && o->count - tl->frames < BATCH)
@@ -301,18 +350,31 @@ static int take(struct ringcap *rc, const struct opts *o, struct tally *tl)
 		fprintf(stderr, PROG ": %s\n", rcap_errmsg(rc));
 		return -1;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (rcap_gap(&pkts[i], &g)) {
+			gap_seen(o, tl, &g, tk);
+			continue;
+		}
+		tl->frames++;
 		tl->bytes += pkts[i].rec->wire_len;
-	tl->frames += n;
+		if (cf)
+			capfile_frame(cf, &pkts[i], tl->lost_before);
+		tl->lost_before = 0;
+	}
 	if (n)
 		rcap_release(rc);
+	if (cf && cf->err) {
+		fprintf(stderr, PROG ": %s: %s\n", cf->path, strerror(-cf->err));
+		return -1;
+	}
 	return n;
 }
 
 /* The capture loop; returns the exit status. */
-static int count(struct ringcap *rc, const struct opts *o)
+static int count(struct ringcap *rc, const struct opts *o, struct capfile *cf)
 {
 	struct tally tl = { 0 }, prev = { 0 };
+	struct ringcap_stats st;
 	unsigned long long now;
 	int n, status = 0;
 	long left;
@@ -321,7 +383,7 @@ static int count(struct ringcap *rc, const struct opts *o)
 
 	ticker_start(&tk, o->duration);
 	while (!cli_stop) {
-		n = take(rc, o, &tl);
+		n = take(rc, o, &tl, cf, &tk);
 		if (n < 0) {
 			status = 1;
 			break;
@@ -333,6 +395,7 @@ static int count(struct ringcap *rc, const struct opts *o)
 		if (ticker_due(&tk, now, &t, &dt)) {
 			if (!o->quiet)
 				print_second(rc, &tl, &prev, t, dt);
+			tl.gap_lines = 0;
 			prev = tl;
 		}
 		if (ticker_over(&tk, now))
@@ -362,30 +425,40 @@ static int count(struct ringcap *rc, const struct opts *o)
 	 */
 	left = rcap_hdr(rc)->data_size / sizeof(struct ringcap_rec);
 	while (!status && left > 0 && (!o->count || tl.frames < o->count)) {
-		n = take(rc, o, &tl);
+		n = take(rc, o, &tl, cf, &tk);
 		if (n <= 0) {
 			status = n < 0;
 			break;
 		}
 		left -= n;
 	}
-	print_summary(rc, o, &tl, ticker_seconds(&tk));
+	/* Counters survive the device going away, so this normally works. */
+	if (rcap_stats(rc, &st))
+		memset(&st, 0, sizeof(st));
+	if (cf && capfile_close(cf, &st, tl.frames))
+		status = 1;
+	print_summary(rc, o, &tl, ticker_seconds(&tk), &st);
 	return status;
 }
 
 int main(int argc, char **argv)
 {
+	struct capfile cf;
 	struct ringcap *rc;
 	struct opts o;
 	int status;
 
 	parse_args(argc, argv, &o);
+	lines = o.wfile && !strcmp(o.wfile, "-") ? stderr : stdout;
 
 	/* No SA_RESTART: a signal ends rcap_wait() at once. */
 	cli_catch_stop(NULL, 0, 0);
 
 	rc = setup(&o);
-	status = count(rc, &o);
+	if (o.wfile && capfile_open(&cf, o.wfile, PROG, o.ifname, o.queue,
+				    rcap_hdr(rc)->snaplen))
+		return 1;
+	status = count(rc, &o, o.wfile ? &cf : NULL);
 	rcap_close(rc);
 	return status;
 }

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ringcount's capture file (capfile.h). The counters go into the
+ * Interface Statistics Block as docs/PCAPNG.md says:
+ *
+ *   isb_ifrecv        received + dropped + filtered  (frames offered)
+ *   isb_filteraccept  received + dropped             (passed the filter)
+ *   isb_osdrop        dropped                        (the ring was full)
+ *   isb_ifdrop        nic_dropped                    (the NIC's own loss)
+ *   isb_usrdeliv      frames this program read
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "capfile.h"
+#include "pcapfile.h"
+
+static uint64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int capfile_fail(struct capfile *cf, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", cf->app, cf->path, strerror(-err));
+	return -1;
+}
+
+/* "x.pcap", "x.pcap.gz", "x.pcap.zst": the classic format. */
+static int capfile_is_pcap(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (zsink_kind_of(path) == ZSINK_GZIP)
+		n -= 3;
+	else if (zsink_kind_of(path) == ZSINK_ZSTD)
+		n -= 4;
+	return n >= 5 && !strncmp(path + n - 5, ".pcap", 5);
+}
+
+/* The classic file header: nanosecond magic, Ethernet. */
+static int capfile_pcap_start(struct capfile *cf, uint32_t snaplen)
+{
+	struct pcapfile_hdr h = {
+		.magic = PCAPFILE_MAGIC_NS,
+		.major = 2,
+		.minor = 4,
+		.snaplen = snaplen,
+		.linktype = PCAPFILE_ETHERNET,
+	};
+
+	return zsink_write(&cf->out, &h, sizeof(h));
+}
+
+int capfile_open(struct capfile *cf, const char *path, const char *app,
+		 const char *ifname, int queue, uint32_t snaplen)
+{
+	char name[64];
+	int err;
+
+	memset(cf, 0, sizeof(*cf));
+	cf->path = path;
+	cf->app = app;
+	if (!strcmp(path, "-"))
+		cf->fd = STDOUT_FILENO;
+	else
+		cf->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0644);
+	if (cf->fd < 0)
+		return capfile_fail(cf, -errno);
+	if (queue < 0)
+		snprintf(name, sizeof(name), "%s", ifname);
+	else
+		snprintf(name, sizeof(name), "%s@%d", ifname, queue);
+	/* zstd's default level, 3, keeps up; gzip's 6 is its usual. */
+	err = zsink_open(&cf->out, zsink_kind_of(path),
+			 zsink_kind_of(path) == ZSINK_GZIP ? 6 : 3, cf->fd);
+	cf->pcap = capfile_is_pcap(path);
+	if (!err && cf->pcap)
+		err = capfile_pcap_start(cf, snaplen);
+	else if (!err)
+		err = pcapng_start(&cf->ng, &cf->out, app);
+	if (!err && !cf->pcap)
+		err = pcapng_interface(&cf->ng, name,
+				       queue < 0 ? "ringcap, all RX queues" :
+						   "ringcap, one RX queue",
+				       snaplen, NULL);
+	if (err < 0) {
+		capfile_fail(cf, err);
+		pcapng_free(&cf->ng);
+		zsink_free(&cf->out);
+		if (cf->fd != STDOUT_FILENO)
+			close(cf->fd);
+		return -1;
+	}
+	cf->ifid = cf->pcap ? 0 : err;
+	cf->start_ns = real_ns();
+	return 0;
+}
+
+void capfile_frame(struct capfile *cf, const struct ringcap_pkt *pkt,
+		   uint64_t dropcount)
+{
+	const struct ringcap_rec *r = pkt->rec;
+	int err;
+
+	if (cf->err)
+		return;
+	if (cf->pcap) {
+		struct pcapfile_rec h = {
+			.sec = (uint32_t)(r->tstamp_ns / 1000000000ULL),
+			.frac = (uint32_t)(r->tstamp_ns % 1000000000ULL),
+			.caplen = r->caplen,
+			.len = r->wire_len,
+		};
+
+		err = zsink_write(&cf->out, &h, sizeof(h));
+		if (!err)
+			err = zsink_write(&cf->out, pkt->data, r->caplen);
+		goto out;
+	}
+	err = pcapng_packet(&cf->ng, cf->ifid, r->tstamp_ns, pkt->data,
+			    r->caplen, r->wire_len, dropcount,
+			    PCAPNG_FLAG_INBOUND, r->queue);
+out:
+	if (err)
+		cf->err = err;
+	else
+		cf->frames++;
+}
+
+int capfile_close(struct capfile *cf, const struct ringcap_stats *st,
+		  unsigned long long captured)
+{
+	struct pcapng_stats ps = {
+		.have = PCAPNG_ISB_IFRECV | PCAPNG_ISB_IFDROP |
+			PCAPNG_ISB_FILTERACCEPT | PCAPNG_ISB_OSDROP |
+			PCAPNG_ISB_USRDELIV,
+		.start_ns = cf->start_ns,
+		.end_ns = real_ns(),
+		.ifrecv = st->received + st->dropped + st->filtered,
+		.ifdrop = st->nic_dropped,
+		.filteraccept = st->received + st->dropped,
+		.osdrop = st->dropped,
+		.usrdeliv = captured,
+	};
+	int err = cf->err;
+
+	if (!err && !cf->pcap)
+		err = pcapng_stats(&cf->ng, cf->ifid, ps.end_ns, &ps);
+	if (!err)
+		err = zsink_finish(&cf->out);
+	if (!err && cf->fd != STDOUT_FILENO && close(cf->fd))
+		err = -errno;
+	else if (err && cf->fd != STDOUT_FILENO)
+		close(cf->fd);
+	pcapng_free(&cf->ng);
+	zsink_free(&cf->out);
+	return err ? capfile_fail(cf, err) : 0;
+}

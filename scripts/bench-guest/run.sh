@@ -89,7 +89,7 @@ run() {
 reader_of() {
 	PROCS=1
 	case $1 in
-	ringcount|vio_m0|vio_xdp|vio_redir|vio_m1) KIND=ringcount ;;
+	ringcount|rc_pcap|rc_pcapng|vio_m0|vio_xdp|vio_redir|vio_m1) KIND=ringcount ;;
 	vio_drop) KIND=xdpdrop ;;
 	vio_pass) KIND=xdppass ;;
 	vio_xdpdump) KIND=xdpdump ;;

@@ -32,6 +32,11 @@ setup_enter() {
 		nic_bind ringcap_e1000e; echo "${1#rc_m}" >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
 	ringcount)
 		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
+	rc_pcap|rc_pcapng)
+		# ringcount writing every frame to a file in tmpfs, classic
+		# pcap against pcapng with its options (docs/PCAPNG.md).
+		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
+		RC_ARGS=(-w "$out/capture.${1#rc_}") ;;
 	e1k_af|e1k_fanout)
 		nic_bind e1000e; echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system ;;
 	e1k_m0td)

@@ -66,7 +66,12 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 	struct ringcap_rec *rec;
 	u32 rec_len;
 	bool bad;
-	u64 ino = rs->sk.sk_socket ? SOCK_INODE(rs->sk.sk_socket)->i_ino : 0;
+	/*
+	 * Read once: a persistent ring's socket may be orphaned or grafted
+	 * meanwhile (persist.c); under RCU its inode is still there.
+	 */
+	struct socket *sock = READ_ONCE(rs->sk.sk_socket);
+	u64 ino = sock ? SOCK_INODE(sock)->i_ino : 0;
 
 	res = ringcap_run_filter(rs, f);
 	if (!res) {

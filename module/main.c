@@ -49,6 +49,7 @@ err_capture:
 static void __exit ringcap_exit(void)
 {
 	ringcap_sock_exit();
+	ringcap_persist_exit();
 	ringcap_xdp_exit();
 	ringcap_proc_exit();
 	ringcap_netdev_exit();

@@ -16,6 +16,8 @@ unsigned int ringcap_default_ring_size = 1 << 20;
 unsigned int ringcap_max_ring_mem = 64 << 20;
 unsigned int ringcap_default_watermark = 64;
 unsigned int ringcap_default_timeout_us = 1000;
+unsigned int ringcap_max_persist = 4;
+unsigned int ringcap_persist_timeout = 300;
 
 /**
  * ringcap_mode - the transparent mode now
@@ -99,6 +101,16 @@ static int set_timeout(const char *val, const struct kernel_param *kp)
 	return ringcap_param_set(val, kp, 0, RINGCAP_TIMEOUT_US_MAX, false);
 }
 
+static int set_max_persist(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, 0, 1024, false);
+}
+
+static int set_persist_timeout(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, 1, 86400, false);
+}
+
 #define RINGCAP_PARAM_OPS(name, setter)				\
 	static const struct kernel_param_ops name = {		\
 		.set = setter,					\
@@ -111,6 +123,8 @@ RINGCAP_PARAM_OPS(ring_size_ops, set_ring_size);
 RINGCAP_PARAM_OPS(max_ring_mem_ops, set_max_ring_mem);
 RINGCAP_PARAM_OPS(watermark_ops, set_watermark);
 RINGCAP_PARAM_OPS(timeout_ops, set_timeout);
+RINGCAP_PARAM_OPS(max_persist_ops, set_max_persist);
+RINGCAP_PARAM_OPS(persist_timeout_ops, set_persist_timeout);
 
 module_param_cb(transparent_mode, &mode_ops, &transparent_mode, 0644);
 MODULE_PARM_DESC(transparent_mode,
@@ -125,3 +139,7 @@ module_param_cb(watermark, &watermark_ops, &ringcap_default_watermark, 0644);
 MODULE_PARM_DESC(watermark, "default N: wake the reader after N frames (default 64; 1 = immediate)");
 module_param_cb(timeout_us, &timeout_ops, &ringcap_default_timeout_us, 0644);
 MODULE_PARM_DESC(timeout_us, "default m: wake the reader m microseconds after the first unsignalled frame (default 1000; 0 = never)");
+module_param_cb(max_persist, &max_persist_ops, &ringcap_max_persist, 0644);
+MODULE_PARM_DESC(max_persist, "persistent rings each user may hold, 0..1024 (default 4)");
+module_param_cb(persist_timeout, &persist_timeout_ops, &ringcap_persist_timeout, 0644);
+MODULE_PARM_DESC(persist_timeout, "seconds an unclaimed persistent ring is kept, 1..86400 (default 300)");

@@ -24,6 +24,7 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 	char queue[8] = "all";
 	char cluster[11] = "-";
 	struct ringcap_path path;
+	char pathname[40];
 
 	if (rs->gone)
 		name = "gone";
@@ -35,8 +36,10 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 		snprintf(cluster, sizeof(cluster), "%u", rs->cluster.id);
 	rcu_read_lock();
 	ringcap_sock_path(rs, &path);
+	snprintf(pathname, sizeof(pathname), "%s%s", ringcap_path_name(&path),
+		 path.flags & RINGCAP_PATH_PASS ? ":pass" : "");
 	/* Counters are read without the producer lock: a snapshot. */
-	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %-6s %-10s %-6s %s%s\n",
+	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %-6s %-10s %-6s %-14s %s\n",
 		   pid_nr_ns(rs->pid, pid_ns), rs->sk.sk_socket ?
 		   SOCK_INODE(rs->sk.sk_socket)->i_ino : 0UL,
 		   name, queue, ring ? ring->data_size : 0,
@@ -45,8 +48,7 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 		   rcu_access_pointer(rs->sk.sk_filter) ? "yes" : "no",
 		   cluster, rs->cluster.id ?
 		   ringcap_cluster_policy_name(rs->cluster.policy) : "-",
-		   ringcap_path_name(&path),
-		   path.flags & RINGCAP_PATH_PASS ? ":pass" : "");
+		   pathname, rs->persist[0] ? rs->persist : "-");
 	rcu_read_unlock();
 }
 
@@ -62,7 +64,7 @@ static int ringcap_proc_show(struct seq_file *seq, void *v)
 		   READ_ONCE(ringcap_max_ring_mem),
 		   READ_ONCE(ringcap_default_watermark),
 		   READ_ONCE(ringcap_default_timeout_us));
-	seq_puts(seq, "pid     inode     device          queue ring_bytes received   dropped    filtered   wakeups    bad_consumer filter cluster    policy path\n");
+	seq_puts(seq, "pid     inode     device          queue ring_bytes received   dropped    filtered   wakeups    bad_consumer filter cluster    policy path           persist\n");
 	mutex_lock(&ringcap_socks_lock);
 	list_for_each_entry(rs, &ringcap_socks, all_node)
 		if (net_eq(sock_net(&rs->sk), net))

@@ -48,6 +48,8 @@ extern unsigned int ringcap_default_ring_size;
 extern unsigned int ringcap_max_ring_mem;
 extern unsigned int ringcap_default_watermark;
 extern unsigned int ringcap_default_timeout_us;
+extern unsigned int ringcap_max_persist;
+extern unsigned int ringcap_persist_timeout;
 enum ringcap_mode ringcap_mode(void);
 void ringcap_mode_follow(void (*changed)(void));
 
@@ -119,7 +121,14 @@ struct ringcap_sock {
 	bool gap_pending;
 
 	struct list_head all_node;	/* ringcap_socks */
-	struct pid *pid;		/* the creating process */
+	struct pid *pid;		/* the reader's process; NULL: unclaimed */
+
+	/* RINGCAP_PERSIST (persist.c): set before bind, then under rtnl */
+	char persist[RINGCAP_PERSIST_NAME_MAX + 1];	/* "": none */
+	kuid_t persist_owner;
+	struct list_head persist_node;	/* ringcap_persists while bound */
+	bool unclaimed;			/* its reader is gone; we hold it */
+	unsigned long unclaimed_at;	/* jiffies */
 };
 
 static inline struct ringcap_sock *ringcap_sk(const struct sock *sk)
@@ -222,6 +231,19 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
 void ringcap_gap_lost(struct ringcap_sock *rs);
 bool ringcap_gap_put(struct ringcap_sock *rs, struct ringcap_ring *ring,
 		     u64 tstamp_ns, bool *bad);
+
+/* persist.c */
+int ringcap_persist_name(const char *name, unsigned int len);
+int ringcap_persist_bind(struct ringcap_sock *rs,
+			 const struct sockaddr_ringcap *addr,
+			 struct ringcap_sock **owner);
+void ringcap_persist_bound(struct ringcap_sock *rs);
+void ringcap_persist_takeover(struct socket *sock, struct ringcap_sock *rs,
+			      struct ringcap_sock *ring);
+bool ringcap_persist_keep(struct ringcap_sock *rs);
+void ringcap_persist_unbound(struct ringcap_sock *rs);
+int ringcap_persist_delete(struct ringcap_sock *rs, const char *name);
+void ringcap_persist_exit(void);
 
 /* hook.c */
 void ringcap_hook_add(struct ringcap_dev *rd);

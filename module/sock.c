@@ -32,6 +32,7 @@ static int ringcap_release(struct socket *sock)
 {
 	struct sock *sk = sock->sk;
 	struct ringcap_sock *rs;
+	bool keep;
 
 	if (!sk)
 		return 0;
@@ -39,18 +40,26 @@ static int ringcap_release(struct socket *sock)
 
 	rtnl_lock();
 	mutex_lock(&ringcap_socks_lock);
-	list_del(&rs->all_node);
 	mutex_lock(&rs->lock);
-	ringcap_unbind(rs);
+	/* A persistent ring stays bound, its reference kept (persist.c). */
+	keep = ringcap_persist_keep(rs);
+	if (!keep) {
+		list_del(&rs->all_node);
+		ringcap_unbind(rs);
+	}
 	mutex_unlock(&rs->lock);
+	if (!keep)
+		ringcap_persist_unbound(rs);
+	/* A kept ring stays listed: /proc must see it whole, orphaned or not. */
+	sock_orphan(sk);
 	mutex_unlock(&ringcap_socks_lock);
 	rtnl_unlock();
 
+	sock->sk = NULL;
+	if (keep)
+		return 0;
 	/* No producer can reach us now, so none can re-arm the timer. */
 	ringcap_wakeup_stop(rs);
-
-	sock_orphan(sk);
-	sock->sk = NULL;
 	/* SOCK_RCU_FREE: the ring goes after readers of rs->ring are done. */
 	sock_put(sk);
 	return 0;
@@ -63,12 +72,16 @@ static void ringcap_sock_set_devname(struct ringcap_sock *rs, const char *name)
 	strscpy(rs->devname, name, sizeof(rs->devname));
 }
 
-/* bind(2): the address checked, then ringcap_bind() under its locks. */
+/*
+ * bind(2): the address checked, then ringcap_bind() under its locks; or,
+ * for a name whose ring is unclaimed, that ring becomes this socket's
+ * sock and the sock this socket had is dropped (persist.c).
+ */
 static int ringcap_sock_bind(struct socket *sock, struct sockaddr *uaddr,
 			     int addr_len)
 {
 	struct sockaddr_ringcap *addr = (struct sockaddr_ringcap *)uaddr;
-	struct ringcap_sock *rs = ringcap_sk(sock->sk);
+	struct ringcap_sock *rs = ringcap_sk(sock->sk), *ring;
 	int err;
 
 	if (addr_len < (int)sizeof(*addr))
@@ -78,12 +91,25 @@ static int ringcap_sock_bind(struct socket *sock, struct sockaddr *uaddr,
 	rtnl_lock();
 	mutex_lock(&ringcap_socks_lock);
 	mutex_lock(&rs->lock);
-	err = ringcap_bind(rs, addr);
-	if (!err)
-		ringcap_sock_set_devname(rs, rs->dev->name);
+	err = ringcap_persist_bind(rs, addr, &ring);
+	if (!err && ring) {
+		ringcap_persist_takeover(sock, rs, ring);
+	} else if (!err) {
+		err = ringcap_bind(rs, addr);
+		if (!err) {
+			ringcap_sock_set_devname(rs, rs->dev->name);
+			ringcap_persist_bound(rs);
+		}
+	}
 	mutex_unlock(&rs->lock);
 	mutex_unlock(&ringcap_socks_lock);
 	rtnl_unlock();
+	if (!err && ring) {
+		/* Never bound, on no list: released as an unbound socket is. */
+		ringcap_wakeup_stop(rs);
+		sock_orphan(&rs->sk);
+		sock_put(&rs->sk);
+	}
 	return err;
 }
 
@@ -170,6 +196,7 @@ static void ringcap_sock_defaults(struct ringcap_sock *rs)
 	rs->promisc = true;
 	rs->capture = true;
 	rs->pid = get_pid(task_tgid(current));
+	INIT_LIST_HEAD(&rs->persist_node);
 	ringcap_wakeup_init(rs);
 }
 
@@ -210,20 +237,20 @@ static struct net_proto_family ringcap_family_ops = {
 };
 
 /*
- * A bound device that is unregistered takes its sockets' bindings along;
- * a renamed one, their /proc name.
+ * A bound device that is unregistered takes its sockets' bindings along,
+ * and the persistent rings nobody reads; a renamed one, their /proc name.
  */
 static int ringcap_netdev_event(struct notifier_block *nb,
 				unsigned long event, void *ptr)
 {
 	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
-	struct ringcap_sock *rs;
+	struct ringcap_sock *rs, *tmp;
 
 	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGENAME)
 		return NOTIFY_DONE;
 
 	mutex_lock(&ringcap_socks_lock);
-	list_for_each_entry(rs, &ringcap_socks, all_node) {
+	list_for_each_entry_safe(rs, tmp, &ringcap_socks, all_node) {
 		if (rs->dev != dev)
 			continue;
 		if (event == NETDEV_CHANGENAME) {
@@ -234,6 +261,7 @@ static int ringcap_netdev_event(struct notifier_block *nb,
 		ringcap_unbind(rs);
 		mutex_unlock(&rs->lock);
 		ringcap_sock_lost(rs);
+		ringcap_persist_unbound(rs);
 	}
 	mutex_unlock(&ringcap_socks_lock);
 	return NOTIFY_DONE;

@@ -9,11 +9,12 @@
 #include <linux/sockptr.h>
 #include "ringcap.h"
 
-/* The value of any settable option. */
+/* The value of any settable option; zeroed first, so a name ends. */
 union ringcap_optval {
 	u32 u32;
 	struct ringcap_cluster cluster;
 	struct ringcap_xdp_link xdp_link;
+	char name[RINGCAP_PERSIST_NAME_MAX + 1];
 };
 
 /* From when a socket's option is fixed (EBUSY): the one place that says. */
@@ -139,6 +140,24 @@ static int ringcap_set_gaps(struct ringcap_sock *rs,
 	return 0;
 }
 
+static int ringcap_check_name(const union ringcap_optval *v)
+{
+	return ringcap_persist_name(v->name, strlen(v->name));
+}
+
+static int ringcap_set_persist(struct ringcap_sock *rs,
+			       const union ringcap_optval *v)
+{
+	strscpy(rs->persist, v->name, sizeof(rs->persist));
+	return 0;
+}
+
+static int ringcap_set_persist_delete(struct ringcap_sock *rs,
+				      const union ringcap_optval *v)
+{
+	return ringcap_persist_delete(rs, v->name);
+}
+
 /* As RINGCAP_RING_SIZE, or 0 for none. */
 static int ringcap_check_tx_size(const union ringcap_optval *v)
 {
@@ -183,13 +202,15 @@ static int ringcap_set_xdp_link(struct ringcap_sock *rs,
 }
 
 /*
- * One settable option: its size (and, if it grew, its first one), when
- * it is fixed, its value's check (EINVAL, before the socket's state is
- * looked at) and its setter, which runs under rs->lock, or under rtnl
- * alone for the options that change a device's state.
+ * One settable option: its size (and, if it grew, its first one; a name
+ * takes 1..len bytes), when it is fixed, its value's check (EINVAL,
+ * before the socket's state is looked at) and its setter, which runs
+ * under rs->lock, or under rtnl alone for the options that change a
+ * device's state or the persistent rings.
  */
 struct ringcap_setopt {
 	unsigned int len, old_len;
+	bool name;
 	enum ringcap_fixed fixed;
 	bool rtnl;
 	int (*check)(const union ringcap_optval *v);
@@ -239,6 +260,20 @@ static const struct ringcap_setopt ringcap_setopts[] = {
 					ringcap_set_capture),
 	[RINGCAP_GAPS] = RINGCAP_U32(RINGCAP_FIXED_AT_BIND, ringcap_check_flag,
 				     ringcap_set_gaps),
+	[RINGCAP_PERSIST] = {
+		.len = RINGCAP_PERSIST_NAME_MAX,
+		.name = true,
+		.fixed = RINGCAP_FIXED_AT_BIND,
+		.check = ringcap_check_name,
+		.set = ringcap_set_persist,
+	},
+	[RINGCAP_PERSIST_DELETE] = {
+		.len = RINGCAP_PERSIST_NAME_MAX,
+		.name = true,
+		.rtnl = true,
+		.check = ringcap_check_name,
+		.set = ringcap_set_persist_delete,
+	},
 };
 
 /**
@@ -267,10 +302,14 @@ int ringcap_setsockopt(struct socket *sock, int level, int optname,
 	    !ringcap_setopts[optname].set)
 		return -ENOPROTOOPT;
 	o = &ringcap_setopts[optname];
-	if (optlen != o->len && (!o->old_len || optlen != o->old_len))
+	if (o->name ? !optlen || optlen > o->len :
+	    optlen != o->len && (!o->old_len || optlen != o->old_len))
 		return -EINVAL;
 	if (copy_from_sockptr(&v, optval, optlen))
 		return -EFAULT;
+	/* A NUL inside the name would shorten it unseen. */
+	if (o->name && strlen(v.name) != optlen)
+		return -EINVAL;
 	err = o->check ? o->check(&v) : 0;
 	if (err)
 		return err;
@@ -294,6 +333,7 @@ union ringcap_getval {
 	struct ringcap_path path;
 	struct ringcap_stats stats;
 	struct ringcap_tx_stats tx_stats;
+	char name[RINGCAP_PERSIST_NAME_MAX];
 };
 
 static int ringcap_get_ring_size(struct ringcap_sock *rs,
@@ -346,6 +386,15 @@ static int ringcap_get_capture(struct ringcap_sock *rs, union ringcap_getval *v)
 static int ringcap_get_gaps(struct ringcap_sock *rs, union ringcap_getval *v)
 {
 	v->u32 = READ_ONCE(rs->gaps);
+	return 0;
+}
+
+/* The name, zero-padded to RINGCAP_PERSIST_NAME_MAX bytes. */
+static int ringcap_get_persist(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	mutex_lock(&rs->lock);
+	memcpy(v->name, rs->persist, sizeof(v->name));
+	mutex_unlock(&rs->lock);
 	return 0;
 }
 
@@ -442,6 +491,8 @@ static const struct ringcap_getopt ringcap_getopts[] = {
 	[RINGCAP_TX_RING_SIZE] = RINGCAP_GET(u32, ringcap_get_tx_size),
 	[RINGCAP_CAPTURE] = RINGCAP_GET(u32, ringcap_get_capture),
 	[RINGCAP_GAPS] = RINGCAP_GET(u32, ringcap_get_gaps),
+	[RINGCAP_PERSIST] = RINGCAP_GET(char[RINGCAP_PERSIST_NAME_MAX],
+					ringcap_get_persist),
 	[RINGCAP_RING_INFO] = RINGCAP_GET_GROWS(struct ringcap_ring_info,
 						RINGCAP_RING_INFO_SIZE_V1,
 						ringcap_get_ring_info),

@@ -247,15 +247,15 @@ static char *proc_sock_lines(char *buf)
 	return p ? p + 1 : NULL;
 }
 
-int rc_proc_find(int fd, struct rc_proc_line *out)
+/* The first socket line for which match() is true; 0, -ENOENT or -errno. */
+static int proc_find(bool (*match)(const struct rc_proc_line *l,
+				   const void *arg),
+		     const void *arg, struct rc_proc_line *out)
 {
 	struct rc_proc_line l;
 	char *buf, *line, *save;
-	struct stat st;
 	int err;
 
-	if (fstat(fd, &st))
-		return -errno;
 	err = proc_read(&buf);
 	if (err)
 		return err;
@@ -264,14 +264,15 @@ int rc_proc_find(int fd, struct rc_proc_line *out)
 	for (line = line ? strtok_r(line, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		memset(&l, 0, sizeof(l));
-		if (sscanf(line, "%d %lu %31s %7s %lu %llu %llu %llu %llu %llu %7s %11s %7s",
+		if (sscanf(line, "%d %lu %31s %7s %lu %llu %llu %llu %llu %llu %7s %11s %7s %39s %39s",
 			   &l.pid, &l.inode, l.device, l.queue, &l.ring_bytes,
 			   &l.received, &l.dropped, &l.filtered, &l.wakeups,
-			   &l.bad_consumer, l.filter, l.cluster, l.policy) != 13) {
+			   &l.bad_consumer, l.filter, l.cluster, l.policy,
+			   l.path, l.persist) != 15) {
 			err = -EPROTO;
 			break;
 		}
-		if (l.inode == st.st_ino) {
+		if (match(&l, arg)) {
 			*out = l;
 			err = 0;
 			break;
@@ -279,6 +280,32 @@ int rc_proc_find(int fd, struct rc_proc_line *out)
 	}
 	free(buf);
 	return err;
+}
+
+static bool match_inode(const struct rc_proc_line *l, const void *arg)
+{
+	return l->inode == *(const unsigned long *)arg;
+}
+
+int rc_proc_find(int fd, struct rc_proc_line *out)
+{
+	struct stat st;
+	unsigned long ino;
+
+	if (fstat(fd, &st))
+		return -errno;
+	ino = st.st_ino;
+	return proc_find(match_inode, &ino, out);
+}
+
+static bool match_persist(const struct rc_proc_line *l, const void *arg)
+{
+	return !strcmp(l->persist, arg);
+}
+
+int rc_proc_find_persist(const char *name, struct rc_proc_line *out)
+{
+	return proc_find(match_persist, name, out);
 }
 
 int rc_proc_count(void)

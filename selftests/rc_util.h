@@ -67,10 +67,14 @@ struct rc_proc_line {
 	char filter[8];
 	char cluster[12];	/* id, or "-" */
 	char policy[8];		/* flow, rr, queue, or "-" */
+	char path[40];
+	char persist[40];	/* the ring's name, or "-" */
 };
 
 /* Find the line of the socket fd; 0, -ENOENT or -errno. */
 int rc_proc_find(int fd, struct rc_proc_line *out);
+/* The line of the persistent ring of that name; 0, -ENOENT or -errno. */
+int rc_proc_find_persist(const char *name, struct rc_proc_line *out);
 /* How many socket lines this netns's /proc/net/ringcap has, or -errno. */
 int rc_proc_count(void);
 /* The first line, into buf. */

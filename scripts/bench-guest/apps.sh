@@ -121,4 +121,4 @@ app_ready() {
 # The capture path of PID's ringcap socket (the last column of
 # /proc/net/ringcap: aware, hook, xdp, zerocopy, hook:WHY), "-" if it
 # has none.
-path_of() { awk -v p="$1" '$1 == p { print $NF; f = 1; exit } END { if (!f) print "-" }' /proc/net/ringcap; }
+path_of() { awk -v p="$1" '$1 == p { print $14; f = 1; exit } END { if (!f) print "-" }' /proc/net/ringcap; }

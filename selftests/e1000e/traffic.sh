@@ -92,7 +92,7 @@ t_udp() {
 	RC_AS=()
 	snap s0 "$B" || { msg="ethtool -S $B failed"; return 1; }
 	if [ "$who" = nobody ]; then
-		path=$(awk -v p="${RCPID[udp]}" '$1 == p {print $NF}' "/proc/${RCPID[udp]}/net/ringcap")
+		path=$(awk -v p="${RCPID[udp]}" '$1 == p {print $14}' "/proc/${RCPID[udp]}/net/ringcap")
 		ping=$(pings "$A" "$IP_B")
 	fi
 	ip netns exec "$NS" "$PY" -S "$NETPY" --timeout 120 udp-recv --port 7002 --count "$UDP_N" --idle 60 >"$tmp/udp.out" 2>&1 &

@@ -99,6 +99,9 @@ struct sockaddr_ringcap {
 #define RINGCAP_TX_RING_SIZE	9	/* transmit ring data bytes, 0 (default: none) or as RING_SIZE; before bind, TX_INFO or its mmap; see below */
 #define RINGCAP_CAPTURE		10	/* 0 or 1 (default 1), before bind: 0 binds to transmit only */
 #define RINGCAP_GAPS		11	/* 0 or 1 (default 0), before bind: gap records, see below */
+/* names: 1..RINGCAP_PERSIST_NAME_MAX bytes of [A-Za-z0-9._-], optlen their length */
+#define RINGCAP_PERSIST		12	/* before bind: a ring that outlives its reader, see below */
+#define RINGCAP_PERSIST_DELETE	13	/* write-only: delete the persistent ring of that name */
 /* struct-sized */
 #define RINGCAP_CLUSTER		6	/* struct ringcap_cluster, set before bind */
 #define RINGCAP_XDP_LINK	7	/* struct ringcap_xdp_link, write-only, after bind */
@@ -550,5 +553,32 @@ struct ringcap_gap {
 				 * counter, read every second): device-wide,
 				 * so before the filter */
 };
+
+/*
+ * Persistent rings (RINGCAP_PERSIST, a name, before bind). A socket bound
+ * with a name keeps its ring bound and capturing when its reader closes
+ * it or dies: the ring is "unclaimed" until a socket of the same network
+ * namespace binds with the same name to the same device and queue and
+ * takes it over. That socket then is the ring: it reads from the first
+ * record the old reader had not released (hdr->consumer), RINGCAP_STATS
+ * counts from the ring's creation, and what the ring could not hold
+ * meanwhile is in a gap record (a persistent ring always keeps gap
+ * records, as with RINGCAP_GAPS 1). The ring keeps everything it was
+ * bound with (size, snaplen, filter, cluster, promiscuity); of the new
+ * socket's options only the watermark and the timeout apply, and a
+ * filter is attached after bind (one attached before is refused).
+ *
+ * Who: the user (effective uid) that created the ring, or a holder of
+ * CAP_NET_ADMIN over the namespace, may take it over or delete it. Each
+ * user may hold max_persist persistent rings (module parameter, all
+ * namespaces together); their memory stays charged to the memory cgroup
+ * of the task that created them. An unclaimed ring is deleted after
+ * persist_timeout seconds (module parameter), and with its device, or
+ * with RINGCAP_PERSIST_DELETE. While one exists the module cannot be
+ * unloaded. Not with RINGCAP_ZEROCOPY, a transmit ring or RINGCAP_CAPTURE
+ * 0. /proc/net/ringcap shows the name in its persist column ("-" for
+ * none) and an unclaimed ring with pid 0.
+ */
+#define RINGCAP_PERSIST_NAME_MAX 32
 
 #endif /* _UAPI_LINUX_RINGCAP_H */

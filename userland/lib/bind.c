@@ -161,7 +161,15 @@ int rcap_bind(struct ringcap *rc, const char *ifname, int queue)
 
 	if (rc->zerocopy && rc_zc_bind_fail(rc, errno, ifname, queue))
 		return -1;
-	if (errno == ERANGE)
+	if (rc->persist && (errno == EEXIST || errno == EDQUOT ||
+			    errno == EACCES || errno == EBUSY ||
+			    errno == EINVAL))
+		why = errno == EEXIST ? " (the persistent ring of that name is bound to another device or queue)" :
+		      errno == EDQUOT ? " (this user holds max_persist persistent rings already: delete one, ringstat --delete NAME)" :
+		      errno == EACCES ? " (the persistent ring of that name is another user's)" :
+		      errno == EBUSY ? " (a reader has the persistent ring of that name)" :
+		      " (a persistent ring takes no zero-copy, no transmit ring and no filter before bind)";
+	else if (errno == ERANGE)
 		why = " (the device has fewer RX queues)";
 	else if (errno == EBUSY && !rc->bound && queue >= 0)
 		why = " (a zero-copy socket has taken that queue)";

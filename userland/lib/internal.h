@@ -49,6 +49,7 @@ struct ringcap {
 	 * it, so frames handed out stay valid until then.
 	 */
 	uint64_t cursor;
+	uint64_t released;		/* consumer as we last stored it */
 	/* Last SO_ERROR seen, so a device that is gone keeps reporting it. */
 	int sticky_err;
 	/*
@@ -61,6 +62,7 @@ struct ringcap {
 	int bound;
 	/* rcap_set_capture(rc, 0): a transmit-only socket (no XDP). */
 	int no_capture;
+	int persist;		/* rcap_set_persist(): a named ring */
 	/*
 	 * The transmit ring, asked for with rcap_set_tx_ring() and
 	 * mapped by rcap_map(). hdr->producer is ours and

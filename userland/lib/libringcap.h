@@ -117,6 +117,23 @@ int rcap_set_gaps(struct ringcap *rc, int on);
  * or 0 for a frame. Since libringcap 1.3.
  */
 int rcap_gap(const struct ringcap_pkt *pkt, struct ringcap_gap *gap);
+/*
+ * A persistent ring (RINGCAP_PERSIST), before bind: the ring stays bound
+ * and capturing after rcap_close() or the process's death, and a socket
+ * of the same user that binds with the same name to the same device and
+ * queue takes it over; rcap_map() then reads from the first frame not
+ * released. Implies gap records. Errors (at bind): EDQUOT too many rings
+ * for this user (max_persist), EACCES another user's name, EEXIST the
+ * name is bound to another device or queue, EBUSY a reader has it.
+ * Since libringcap 1.3.
+ */
+int rcap_set_persist(struct ringcap *rc, const char *name);
+/*
+ * Delete the unclaimed persistent ring @name of the socket's network
+ * namespace (RINGCAP_PERSIST_DELETE): ENOENT, EACCES or EBUSY as the
+ * message says. Any socket does, bound or not. Since libringcap 1.3.
+ */
+int rcap_delete_persist(struct ringcap *rc, const char *name);
 /* Either value may be RINGCAP_WAKEUP_KEEP to leave that half unchanged. */
 #define RINGCAP_WAKEUP_KEEP	UINT32_MAX
 int rcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
@@ -196,6 +213,13 @@ const struct ringcap_ring_hdr *rcap_hdr(const struct ringcap *rc);
 int rcap_recv_batch(struct ringcap *rc, struct ringcap_pkt *pkts, int max);
 /* Give every frame returned so far back to the kernel. */
 void rcap_release(struct ringcap *rc);
+/*
+ * Give back only the frames (and records) returned before @pkt, one that
+ * rcap_recv_batch() returned and that has not been given back: a reader
+ * that dies while it holds @pkt leaves @pkt and what follows in a
+ * persistent ring for the next. Since libringcap 1.3.
+ */
+void rcap_release_before(struct ringcap *rc, const struct ringcap_pkt *pkt);
 
 /*
  * poll() for readiness under the socket's wake-up policy (in zero-copy

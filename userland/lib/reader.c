@@ -39,6 +39,7 @@ void rc_attach_ring(struct ringcap *rc, struct ringcap_ring_hdr *hdr,
 	rc->data_size = info->data_size;
 	/* Only we write consumer, so a relaxed load sees our own value. */
 	rc->cursor = __atomic_load_n(&hdr->consumer, __ATOMIC_RELAXED);
+	rc->released = rc->cursor;
 }
 
 /*
@@ -185,6 +186,27 @@ void rcap_release(struct ringcap *rc)
 		return;
 	/* Release: our reads of the frames are done before reuse. */
 	__atomic_store_n(&rc->hdr->consumer, rc->cursor, __ATOMIC_RELEASE);
+	rc->released = rc->cursor;
+}
+
+void rcap_release_before(struct ringcap *rc, const struct ringcap_pkt *pkt)
+{
+	uint32_t mask = rc->data_size - 1, off;
+	uint64_t pos;
+
+	if (!rc->hdr)
+		return;
+	/*
+	 * The record's position is the one in [released, cursor) at its
+	 * offset: that span is at most one ring long, so there is one
+	 * (a record at the released position itself gives nothing back).
+	 */
+	off = (uint32_t)((const uint8_t *)pkt->rec - rc->data);
+	pos = rc->released + ((off - (uint32_t)rc->released) & mask);
+	if (pos - rc->released > rc->cursor - rc->released)
+		return;		/* not a record of this batch */
+	__atomic_store_n(&rc->hdr->consumer, pos, __ATOMIC_RELEASE);
+	rc->released = pos;
 }
 
 /* Why poll() said POLLERR. */

@@ -122,6 +122,56 @@ int rcap_set_gaps(struct ringcap *rc, int on)
 	return rc_setopt(rc, RINGCAP_GAPS, on ? 1 : 0);
 }
 
+/* A name option: its bytes, without the NUL (uapi). */
+static int rc_setname(struct ringcap *rc, int opt, const char *name,
+		      const char *what)
+{
+	size_t n = strlen(name);
+
+	if (!setsockopt(rc->fd, SOL_RINGCAP, opt, name, n))
+		return 0;
+	if (errno == EINVAL)
+		return rc_fail(rc, EINVAL,
+			       "%s \"%.40s\": a name is 1..%d characters of A-Z a-z 0-9 . _ -",
+			       what, name, RINGCAP_PERSIST_NAME_MAX);
+	if (errno == ENOPROTOOPT)
+		return rc_fail(rc, errno,
+			       "%s: the loaded module has no persistent rings",
+			       what);
+	if (errno == EBUSY && opt == RINGCAP_PERSIST)
+		return rc_fail(rc, errno,
+			       "%s: the socket is already bound: set it before bind",
+			       what);
+	if (errno == EBUSY)
+		return rc_fail(rc, errno,
+			       "%s \"%s\": a reader has it (close that first)",
+			       what, name);
+	if (errno == ENOENT)
+		return rc_fail(rc, errno,
+			       "%s \"%s\": no persistent ring of that name in this network namespace",
+			       what, name);
+	if (errno == EACCES)
+		return rc_fail(rc, errno,
+			       "%s \"%s\": another user's ring (needs CAP_NET_ADMIN)",
+			       what, name);
+	return rc_fail(rc, errno, "%s \"%s\": %s", what, name,
+		       strerror(errno));
+}
+
+int rcap_set_persist(struct ringcap *rc, const char *name)
+{
+	if (rc_setname(rc, RINGCAP_PERSIST, name, "persistent ring"))
+		return -1;
+	rc->persist = 1;
+	return 0;
+}
+
+int rcap_delete_persist(struct ringcap *rc, const char *name)
+{
+	return rc_setname(rc, RINGCAP_PERSIST_DELETE, name,
+			  "deleting persistent ring");
+}
+
 int rcap_set_wakeup(struct ringcap *rc, uint32_t watermark,
 		       uint32_t timeout_us)
 {

@@ -428,6 +428,46 @@ static void gaps(void)
 	fake_ring_free(&fr);
 }
 
+/* Giving back part of a batch, also where positions and the area wrap. */
+static void release_before(uint64_t start, const char *what)
+{
+	struct ringcap_pkt pkts[8];
+	struct fake_ring fr;
+	uint64_t first;
+	int n, i;
+
+	fake_ring_init(&fr, SIZE, start);
+	for (i = 0; i < 20; i++) {
+		fake_ring_put(&fr, 200, i);
+		n = rcap_recv_batch(fr.rc, pkts, 8);
+		rcap_release(fr.rc);
+	}
+	(void)n;
+	first = fr.hdr->consumer;
+	for (i = 0; i < 6; i++)
+		fake_ring_put(&fr, 200, 100 + i);
+	n = rcap_recv_batch(fr.rc, pkts, 8);
+	rcap_release_before(fr.rc, &pkts[0]);
+	ok(n == 6 && fr.hdr->consumer == first,
+	   "%s: before the first frame gives nothing back", what);
+	rcap_release_before(fr.rc, &pkts[3]);
+	ok(fr.hdr->consumer == first + 3 * (HDR + 200) ||
+	   (fr.hdr->consumer > first && fr.hdr->consumer <= first + 4 * (HDR + 200) &&
+	    (fr.hdr->consumer & (SIZE - 1)) ==
+	    (uint64_t)((const uint8_t *)pkts[3].rec - fr.data)),
+	   "%s: before the fourth gives back three (and any pad): %llu -> %llu",
+	   what, (unsigned long long)first,
+	   (unsigned long long)fr.hdr->consumer);
+	rcap_release_before(fr.rc, &pkts[1]);
+	ok((fr.hdr->consumer & (SIZE - 1)) ==
+	   (uint64_t)((const uint8_t *)pkts[3].rec - fr.data),
+	   "%s: an earlier frame given back already moves nothing back", what);
+	rcap_release(fr.rc);
+	ok(fr.hdr->consumer == fr.hdr->producer,
+	   "%s: rcap_release() gives back the rest", what);
+	fake_ring_free(&fr);
+}
+
 static void unmapped(void)
 {
 	struct ringcap rc = { .fd = -1 };
@@ -453,6 +493,8 @@ int main(void)
 	zc_records();
 	zc_corruption();
 	gaps();
+	release_before(0, "positions from 0");
+	release_before((uint64_t)-3 * SIZE, "positions across 2^64");
 	unmapped();
 	return tap_done();
 }

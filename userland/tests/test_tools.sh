@@ -45,7 +45,8 @@ else
 fi
 
 check "ringstat --help exits 0" 0 "$RS" --help
-for args in "-x" "-i" "-i 0" "-i abc" "-c 2" "-i 1 -c 0" "extra"; do
+for args in "-x" "-i" "-i 0" "-i abc" "-c 2" "-i 1 -c 0" "extra" \
+	    "--delete" "--delete x -i 1" "--delete x -f /dev/null"; do
 	# shellcheck disable=SC2086
 	check "ringstat $args: exit 2" 2 "$RS" $args
 done
@@ -53,6 +54,8 @@ if [ -e /proc/net/ringcap ]; then
 	skip "ringcap is loaded: cannot test its absence"
 else
 	check "ringstat without the module: exit 1" 1 "$RS"
+	grep_check "... saying so" err "ringcap module not loaded"
+	check "ringstat --delete without the module: exit 1" 1 "$RS" --delete x
 	grep_check "... saying so" err "ringcap module not loaded"
 fi
 check "ringstat -f missing file: exit 1" 1 "$RS" -f "$TMP/nonexistent"

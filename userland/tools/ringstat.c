@@ -6,6 +6,9 @@
  *
  * The file is parsed by words, not by position, so columns the module
  * adds later are shown too, and a missing column only hides the rates.
+ *
+ * --delete NAME deletes an unclaimed persistent ring (the persist column)
+ * of the caller's network namespace.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -16,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli.h"
+#include "libringcap.h"
 
 #define PROG		"ringstat"
 #define PROC_PATH	"/proc/net/ringcap"
@@ -34,8 +38,11 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: " PROG " [-i SEC [-c COUNT]] [-f FILE]\n"
+		"       " PROG " --delete NAME\n"
 		"Show " PROC_PATH ": the module's settings and its sockets.\n"
 		"\n"
+		"      --delete NAME   delete the persistent ring NAME that no\n"
+		"                      reader holds (yours, or any with CAP_NET_ADMIN)\n"
 		"  -i, --interval SEC  refresh every SEC seconds, with rx/s and drop/s\n"
 		"  -c, --count N       with -i, stop after N views\n"
 		"  -f, --file FILE     read FILE instead of " PROC_PATH "\n"
@@ -280,7 +287,10 @@ static void print_table(const struct snap *cur, const struct snap *prev,
 }
 
 const char cli_prog[] = PROG;
+enum { OPT_DELETE = 256 };
+
 const struct option cli_longopts[] = {
+	{ "delete", required_argument, NULL, OPT_DELETE },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "file", required_argument, NULL, 'f' },
@@ -288,8 +298,28 @@ const struct option cli_longopts[] = {
 	{ NULL, 0, NULL, 0 }
 };
 
+/* --delete NAME: one socket, one option. */
+static int delete_ring(const char *name)
+{
+	struct ringcap *rc = rcap_open();
+
+	if (!rc)
+		die(1, "cannot open a ringcap socket: %s%s", strerror(errno),
+		    errno == EPERM ? " (needs CAP_NET_RAW)" :
+		    errno == EAFNOSUPPORT ? " (ringcap module not loaded)" : "");
+	if (rcap_delete_persist(rc, name)) {
+		fprintf(stderr, PROG ": %s\n", rcap_errmsg(rc));
+		rcap_close(rc);
+		return 1;
+	}
+	rcap_close(rc);
+	printf(PROG ": deleted persistent ring %s\n", name);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	const char *del = NULL;
 	const char *path = PROC_PATH;
 	struct snap cur, prev = { 0 };
 	struct timespec ts;
@@ -310,6 +340,9 @@ int main(int argc, char **argv)
 		case 'f':
 			path = optarg;
 			break;
+		case OPT_DELETE:
+			del = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -321,6 +354,10 @@ int main(int argc, char **argv)
 		bad_usage("unexpected argument '%s'", argv[optind]);
 	if (count && !interval)
 		bad_usage("-c needs -i");
+	if (del && (interval || strcmp(path, PROC_PATH)))
+		bad_usage("--delete goes alone");
+	if (del)
+		return delete_ring(del);
 	if (!interval)
 		count = 1;
 

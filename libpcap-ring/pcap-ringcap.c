@@ -54,6 +54,14 @@
  *                         buffer mapped read-only. A driver without it
  *                         fails activation, saying so: never a silent
  *                         copy-mode capture. "0" or empty: copy mode
+ *   RINGCAP_PERSIST=NAME  a persistent ring (1..32 of A-Z a-z 0-9 . _ -):
+ *                         it stays bound and capturing when the program
+ *                         exits or dies, and the next program with the
+ *                         same NAME, user, device and queue reads on
+ *                         from the first frame not yet released, so a
+ *                         restart leaves no hole (what the ring could
+ *                         not hold meanwhile is counted in ps_drop);
+ *                         ringcap required
  *   RINGCAP_WATERMARK=N   N, frames per wake-up outside immediate mode,
  *                         fixed. Unset, N adapts (rc_pcap_adapt()): 64,
  *                         as before, while frames come slower than 64
@@ -128,6 +136,7 @@
 #include <config.h>
 #endif
 
+#include <ctype.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -186,6 +195,7 @@ struct rc_pcap_req {
 	uint32_t cluster_id;	/* 0: no cluster */
 	uint32_t cluster_policy;
 	int zerocopy;		/* RINGCAP_ZEROCOPY=1 */
+	char persist[RINGCAP_PERSIST_NAME_MAX + 1];	/* RINGCAP_PERSIST */
 	int by_name;		/* "ringcap:" or "@" in the name */
 	/*
 	 * The first variable that asks for ringcap with a plain name, as
@@ -313,6 +323,31 @@ static int rc_pcap_env_zerocopy(struct rc_pcap_req *req, char *ebuf)
 	snprintf(ebuf, PCAP_ERRBUF_SIZE,
 		 "ringcap: RINGCAP_ZEROCOPY=\"%s\": expected 0 or 1", v);
 	return -1;
+}
+
+/*
+ * RINGCAP_PERSIST=NAME, checked here so that a bad name is an error at
+ * pcap_create() naming the variable, not a refusal at bind.
+ */
+static int rc_pcap_env_persist(struct rc_pcap_req *req, char *ebuf)
+{
+	const char *v = getenv("RINGCAP_PERSIST");
+	size_t i, n = v ? strlen(v) : 0;
+
+	req->persist[0] = '\0';
+	if (!n)
+		return 0;
+	for (i = 0; i < n && n <= RINGCAP_PERSIST_NAME_MAX; i++)
+		if (!isalnum((unsigned char)v[i]) && !strchr("._-", v[i]))
+			break;
+	if (n > RINGCAP_PERSIST_NAME_MAX || i < n) {
+		snprintf(ebuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: RINGCAP_PERSIST=\"%.40s\": expected 1..%d characters of A-Z a-z 0-9 . _ -",
+			 v, RINGCAP_PERSIST_NAME_MAX);
+		return -1;
+	}
+	memcpy(req->persist, v, n + 1);
+	return 0;
 }
 
 /*
@@ -448,6 +483,13 @@ static int rc_pcap_deliver(pcap_t *p, struct pcap_ringcap *prc,
 	const u_char *frame = pkt->data;
 	struct pcap_pkthdr h;
 
+	/*
+	 * A persistent ring's gap records: pcap has no place for them, and
+	 * ps_drop counts their frames already.
+	 */
+	if (rec->flags & RINGCAP_REC_GAP)
+		return 0;
+
 	h.caplen = rec->caplen;
 	h.len = rec->wire_len;
 	if (rec->flags & RINGCAP_REC_VLAN) {
@@ -565,6 +607,15 @@ static int rc_pcap_read(pcap_t *p, int max, pcap_handler cb, u_char *user)
 		 * stays in pkts[] (still unreleased) for the next call.
 		 */
 		while (prc->next < prc->count) {
+			/*
+			 * A persistent ring gives each frame back as the next
+			 * is handed out (pcap_next_ex()'s data stays valid
+			 * until the next call): a restart after a crash then
+			 * reads again at most the frame the application held.
+			 */
+			if (prc->req.persist[0])
+				rcap_release_before(prc->rc,
+						    &prc->pkts[prc->next]);
 			delivered += rc_pcap_deliver(p, prc,
 						     &prc->pkts[prc->next++],
 						     cb, user);
@@ -917,6 +968,8 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 		return -1;
 	if (prc->req.zerocopy && rcap_set_zerocopy(rc, 1))
 		return -1;
+	if (prc->req.persist[0] && rcap_set_persist(rc, prc->req.persist))
+		return -1;
 	if (rcap_bind(rc, prc->req.ifname, prc->req.queue) ||
 	    rcap_map(rc))
 		return -1;
@@ -1101,7 +1154,7 @@ static int rc_pcap_claim(const char *device, struct rc_pcap_req *req,
 	if (req->queue >= 0 || strchr(name, '@'))
 		req->by_name = 1;
 	if (rc_pcap_env_queue(&envq, ebuf) || rc_pcap_env_cluster(req, ebuf) ||
-	    rc_pcap_env_zerocopy(req, ebuf))
+	    rc_pcap_env_zerocopy(req, ebuf) || rc_pcap_env_persist(req, ebuf))
 		return -1;
 	if (envq >= 0) {
 		if (req->queue >= 0 && req->queue != envq) {
@@ -1127,6 +1180,9 @@ static int rc_pcap_claim(const char *device, struct rc_pcap_req *req,
 	else if (req->cluster_id)
 		snprintf(req->by_env, sizeof(req->by_env),
 			 "RINGCAP_CLUSTER=%.40s", getenv("RINGCAP_CLUSTER"));
+	else if (req->persist[0])
+		snprintf(req->by_env, sizeof(req->by_env),
+			 "RINGCAP_PERSIST=%s", req->persist);
 	if (req->by_name || req->by_env[0])
 		return 1;
 	if (!strcmp(req->ifname, "any") ||

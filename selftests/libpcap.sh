@@ -18,7 +18,8 @@
 # and pmacctd exact with the default wake-up on a veth, five unprivileged
 # captures (nobody with CAP_NET_RAW, RLIMIT_MEMLOCK 8 MiB) starting as on
 # AF_PACKET, a ring past memory.max failing with a message that names
-# it, and every fallback (RINGCAP_DISABLE, the module unloaded,
+# it, a tcpdump SIGKILLed under traffic and restarted on its persistent
+# ring (RINGCAP_PERSIST) without a hole, and every fallback (RINGCAP_DISABLE, the module unloaded,
 # ringcap:DEV, RINGCAP_REQUIRE).
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap and
@@ -55,7 +56,7 @@ INJECT=/sys/kernel/debug/ringcap_sim/$SIM/inject
 VA=rcpcapv0
 VB=rcpcapv1
 GONE=rcpcapg0
-PLAN=53
+PLAN=55
 
 n=0
 failed=0
@@ -950,7 +951,58 @@ else
 		eval '[ "${econ_n:-0}" -gt 64 ] && [ $((econ_wk * 64)) -lt "$econ_rx" ]'
 fi
 
-# 47-53: fallback with the module unloaded (the sim device goes with it)
+# 47-48: RINGCAP_PERSIST. tcpdump -U (each packet written as it comes) is
+# SIGKILLed after 120 of 300 frames; 180 more come while nobody reads, and
+# a tcpdump started with the same name writes the rest. Together the two
+# files hold every frame once, but for at most the one frame the first
+# held when it died (libpcap-ring gives each frame back as the next is
+# handed out); the ring itself hands out nothing twice (persist.c's
+# selftest).
+persist_union() {
+	python3 -S - "$here" "$tmp/pa.pcap" "$tmp/pb.pcap" <<'EOF'
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+import rc_frames
+seqs = []
+for path in sys.argv[2:]:
+    try:
+        _, pkts = rc_frames.read(path)
+    except ValueError as e:
+        sys.exit(str(e))
+    seqs.append([struct.unpack(">I", p[3][22:26])[0] for p in pkts
+                 if rc_frames.is_test(p[3])])
+a, b = seqs
+both = sorted(set(a) & set(b))
+if sorted(set(a) | set(b)) != list(range(300)) or len(a) != len(set(a)) \
+   or len(b) != len(set(b)):
+    sys.exit("first %d, then %d: not every seq of 0..299 once each" % (len(a), len(b)))
+if len(both) > 1 or (both and (both[0] != a[-1] or both[0] != b[0])):
+    sys.exit("seqs in both files: %s" % both)
+print("first tcpdump %d frames, the restarted one %d, %d in both" %
+      (len(a), len(b), len(both)))
+EOF
+}
+persist_field() { awk -v f="$1" '$15 == "lprp" { print $f }' /proc/net/ringcap; }
+tcpdump_start pa RINGCAP_PERSIST=lprp -- -U -i "$SIM" ether proto 0x88b5
+for b in 0 1 2 3; do inject -n 30 -s $((b * 30)) -q 0 -r 5; sleep 0.2; done
+wait_for 20 eval '[ "$(frames_in "$tmp/pa.pcap")" -ge 120 ]' || true
+kill -KILL "${PID[pa]}"
+wait "${PID[pa]}" 2>/dev/null || true
+pa_pid=$(persist_field 1)
+for b in 4 5 6 7 8 9; do inject -n 30 -s $((b * 30)) -q 0 -r 5; done
+check "a SIGKILLed tcpdump's persistent ring stays bound, unclaimed (pid ${pa_pid:-none}), and keeps capturing" \
+	eval '[ "$pa_pid" = 0 ] && wait_for 20 eval "[ \"\$(persist_field 6)\" = 300 ]"'
+tcpdump_start pb RINGCAP_PERSIST=lprp -- -U -i "$SIM" ether proto 0x88b5
+wait_for 20 eval '[ $(( $(frames_in "$tmp/pa.pcap") + $(frames_in "$tmp/pb.pcap") )) -ge 300 ]' || true
+tcpdump_wait pb 20 stop
+if out=$(persist_union); then
+	ok "restarted by name: every frame of the 300 in one file or the other, no hole ($out)"
+else
+	not_ok "restarted by name: every frame of the 300 in one file or the other, no hole # $out"
+fi
+ringstat --delete lprp >/dev/null 2>&1 || "$here/../userland/build/bin/ringstat" --delete lprp >/dev/null 2>&1 || true
+
+# 49-55: fallback with the module unloaded (the sim device goes with it)
 ip link del "$SIM"
 rmmod ringcap_sim
 rmmod_wait ringcap 10 || true

@@ -52,6 +52,7 @@ static struct {
 	int cl_binds;
 	int cl_errno;		/* refuse the next join with this */
 	int zerocopy;		/* rcap_set_zerocopy() asked for it */
+	char persist[40];	/* rcap_set_persist()'s name */
 	int zc_binds;		/* binds before it */
 	int bind_errno;		/* refuse the next bind with this */
 	uint32_t tx_ring;	/* RINGCAP_TX_RING_SIZE asked for */
@@ -145,6 +146,12 @@ int rcap_set_zerocopy(struct ringcap *rc, int on)
 	(void)rc;
 	k.zerocopy = on;
 	k.zc_binds = k.binds;
+	return 0;
+}
+int rcap_set_persist(struct ringcap *rc, const char *name)
+{
+	(void)rc;
+	snprintf(k.persist, sizeof(k.persist), "%s", name);
 	return 0;
 }
 int rcap_set_capture(struct ringcap *rc, int on)
@@ -434,7 +441,7 @@ static void open_close(const char *dev, int timeout_ms, int buffer_size,
  */
 static const char *const rc_vars[] = {
 	"RINGCAP_QUEUE", "RINGCAP_REQUIRE", "RINGCAP_CLUSTER",
-	"RINGCAP_DISABLE", "RINGCAP_ZEROCOPY", NULL,
+	"RINGCAP_DISABLE", "RINGCAP_ZEROCOPY", "RINGCAP_PERSIST", NULL,
 };
 
 static int try_open(const char *dev, char *err, ...)
@@ -572,6 +579,29 @@ static void test_env(void)
 	  !k.ifname[0],
 	  "a module that refuses the cluster: an error, never bound (%s)",
 	  err);
+}
+
+/* RINGCAP_PERSIST: a name that claims the device and reaches bind. */
+static void test_env_persist(void)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	int ret;
+
+	k.persist[0] = '\0';
+	ret = try_open("lo", err, "RINGCAP_PERSIST=tcpd-1.x_y", NULL);
+	ok(!ret && !strcmp(k.persist, "tcpd-1.x_y") && !strcmp(k.ifname, "lo"),
+	  "RINGCAP_PERSIST=tcpd-1.x_y: lo through ringcap, the name set before bind (%s)",
+	  err);
+	ret = try_open("lo", err, "RINGCAP_PERSIST=a b", NULL);
+	ok(ret == -1 && !strcmp(err,
+	  "ringcap: RINGCAP_PERSIST=\"a b\": expected 1..32 characters of A-Z a-z 0-9 . _ -"),
+	  "RINGCAP_PERSIST with a space: pcap_create fails naming it (%s)", err);
+	ok(try_open("lo", err,
+		    "RINGCAP_PERSIST=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", NULL) == -1,
+	  "a name of 33 characters refused");
+	k.persist[0] = '\0';
+	ret = try_open("lo", err, "RINGCAP_PERSIST=", NULL);
+	ok(!ret && !k.persist[0], "an empty RINGCAP_PERSIST is unset (%s)", err);
 }
 
 /* RINGCAP_ZEROCOPY: parsing, what it needs, and that it reaches bind. */
@@ -934,6 +964,19 @@ int main(void)
 	ok(fr.hdr->consumer == fr.hdr->producer,
 	  "everything read is given back to the ring");
 
+	/* A persistent ring's gap record reaches no callback. */
+	put(300, 1, 60);
+	rec = fake_ring_reserve(&fr, sizeof(struct ringcap_gap));
+	rec->flags = RINGCAP_REC_GAP;
+	memset(rec + 1, 0, sizeof(struct ringcap_gap));
+	((struct ringcap_gap *)(rec + 1))->ring_full = 7;
+	fake_ring_commit(&fr, rec);
+	put(308, 1, 60);
+	memset(&g, 0, sizeof(g));
+	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
+	ok(ret == 2 && g.n == 2 && !g.bad,
+	  "a gap record between two frames: the two frames only (ret %d)", ret);
+
 	pcap_setnonblock(p, 1, NULL);
 	ret = pcap_dispatch(p, -1, cb, (u_char *)&g);
 	ok(ret == 0 && pcap_getnonblock(p, NULL) == 1,
@@ -1090,6 +1133,7 @@ int main(void)
 	test_adaptive();
 	test_env();
 	test_env_zerocopy();
+	test_env_persist();
 	test_zerocopy_read();
 	test_inject();
 	return tap_done();

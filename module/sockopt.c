@@ -219,6 +219,9 @@ struct ringcap_setopt {
 
 #define RINGCAP_U32(fix, chk, fn) \
 	{ .len = sizeof(u32), .fixed = (fix), .check = (chk), .set = (fn) }
+#define RINGCAP_NAME(fix, under_rtnl, fn)				\
+	{ .len = RINGCAP_PERSIST_NAME_MAX, .name = true, .fixed = (fix),	\
+	  .rtnl = (under_rtnl), .check = ringcap_check_name, .set = (fn) }
 
 static const struct ringcap_setopt ringcap_setopts[] = {
 	[RINGCAP_RING_SIZE] = RINGCAP_U32(RINGCAP_FIXED_WITH_RING,
@@ -260,20 +263,10 @@ static const struct ringcap_setopt ringcap_setopts[] = {
 					ringcap_set_capture),
 	[RINGCAP_GAPS] = RINGCAP_U32(RINGCAP_FIXED_AT_BIND, ringcap_check_flag,
 				     ringcap_set_gaps),
-	[RINGCAP_PERSIST] = {
-		.len = RINGCAP_PERSIST_NAME_MAX,
-		.name = true,
-		.fixed = RINGCAP_FIXED_AT_BIND,
-		.check = ringcap_check_name,
-		.set = ringcap_set_persist,
-	},
-	[RINGCAP_PERSIST_DELETE] = {
-		.len = RINGCAP_PERSIST_NAME_MAX,
-		.name = true,
-		.rtnl = true,
-		.check = ringcap_check_name,
-		.set = ringcap_set_persist_delete,
-	},
+	[RINGCAP_PERSIST] = RINGCAP_NAME(RINGCAP_FIXED_AT_BIND, false,
+					 ringcap_set_persist),
+	[RINGCAP_PERSIST_DELETE] = RINGCAP_NAME(RINGCAP_FIXED_NEVER, true,
+						ringcap_set_persist_delete),
 };
 
 /**

@@ -44,32 +44,23 @@ static int set_name(int fd, int opt, const char *name)
 	return 0;
 }
 
-/* A socket with a name, and the options given, bound and mapped. */
+/* Its name, and a wake-up for every frame. */
+static int named(int fd, const void *name)
+{
+	int err = set_name(fd, RINGCAP_PERSIST, name);
+
+	return err ? err : rc_setopt(fd, RINGCAP_WATERMARK, 1);
+}
+
+/* A socket with a name, bound and mapped, reading gap records. */
 static int open_named(struct rc_ring *r, const char *name, int ifindex,
 		      unsigned int queue, uint32_t ring_size)
 {
-	int fd, err;
+	int err = rc_open_bound_with(r, ifindex, queue, ring_size, named,
+				     name);
 
-	memset(r, 0, sizeof(*r));
-	r->fd = -1;
-	fd = rc_socket();
-	if (fd < 0)
-		return fd;
-	err = set_name(fd, RINGCAP_PERSIST, name);
-	if (!err && ring_size)
-		err = rc_setopt(fd, RINGCAP_RING_SIZE, ring_size);
-	if (!err)
-		err = rc_setopt(fd, RINGCAP_WATERMARK, 1);
-	if (!err)
-		err = rc_bind(fd, ifindex, queue);
-	if (!err)
-		err = rc_map(r, fd);
-	if (err) {
-		close(fd);
-		return err;
-	}
 	r->gaps = true;
-	return 0;
+	return err;
 }
 
 static int delete_ring(const char *name)

@@ -150,8 +150,9 @@ void rc_unmap(struct rc_ring *r)
 	r->data = NULL;
 }
 
-int rc_open_bound(struct rc_ring *r, int ifindex, unsigned int queue,
-		  uint32_t ring_size)
+int rc_open_bound_with(struct rc_ring *r, int ifindex, unsigned int queue,
+		       uint32_t ring_size, int (*before)(int fd, const void *arg),
+		       const void *arg)
 {
 	int fd, err;
 
@@ -162,6 +163,11 @@ int rc_open_bound(struct rc_ring *r, int ifindex, unsigned int queue,
 		return fd;
 	if (ring_size) {
 		err = rc_setopt(fd, RINGCAP_RING_SIZE, ring_size);
+		if (err)
+			goto err_close;
+	}
+	if (before) {
+		err = before(fd, arg);
 		if (err)
 			goto err_close;
 	}
@@ -177,6 +183,12 @@ err_close:
 	close(fd);
 	r->fd = -1;
 	return err;
+}
+
+int rc_open_bound(struct rc_ring *r, int ifindex, unsigned int queue,
+		  uint32_t ring_size)
+{
+	return rc_open_bound_with(r, ifindex, queue, ring_size, NULL, NULL);
 }
 
 void rc_close(struct rc_ring *r)

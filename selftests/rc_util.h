@@ -47,6 +47,10 @@ void rc_unmap(struct rc_ring *r);
 /* socket + optional ring size + bind + map; ring_size 0 keeps the default */
 int rc_open_bound(struct rc_ring *r, int ifindex, unsigned int queue,
 		  uint32_t ring_size);
+/* The same, with before(fd, arg) setting more options before bind. */
+int rc_open_bound_with(struct rc_ring *r, int ifindex, unsigned int queue,
+		       uint32_t ring_size, int (*before)(int fd, const void *arg),
+		       const void *arg);
 void rc_close(struct rc_ring *r);
 
 /* Release everything read so far back to the kernel. */

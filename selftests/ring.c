@@ -215,28 +215,32 @@ static void expect_gaps_exact(struct __test_metadata *_metadata,
 	ASSERT_EQ(sent, cap->n + cap->gap_sum.ring_full);
 }
 
+/* Gap records, and a wake-up for every frame. */
+static int with_gaps(int fd, const void *arg)
+{
+	int err = rc_setopt(fd, RINGCAP_GAPS, 1);
+
+	(void)arg;
+	return err ? err : rc_setopt(fd, RINGCAP_WATERMARK, 1);
+}
+
 TEST_F_TIMEOUT(ring, gap_records_sit_where_frames_were_lost, 180)
 {
 	struct rc_spec *stalled, *raced, *t1, *t2;
 	struct ringcap_stats st;
 	struct reader rd = {};
-	struct rc_ring r = { .fd = -1 };
+	struct rc_ring r;
 	struct rc_cap cap;
 	unsigned int sent;
 	pthread_t th;
-	int fd;
 
 	stalled = rc_specs(NULL, NFRAMES, 0, 0, 13, RC_LEN_VARIED);
 	t1 = rc_specs(NULL, 3, NFRAMES, 0, 13, 60);
 	raced = rc_specs(NULL, NFRAMES, NFRAMES + 3, 0, 13, RC_LEN_VARIED);
 	t2 = rc_specs(NULL, 3, 2 * NFRAMES + 3, 0, 13, 60);
-	fd = rc_socket();
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_RING_SIZE, 8192));
-	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_GAPS, 1));
-	ASSERT_EQ(0, rc_setopt(fd, RINGCAP_WATERMARK, 1));
-	ASSERT_EQ(0, rc_bind(fd, self->env.sim_idx, RINGCAP_QUEUE_ANY));
-	ASSERT_EQ(0, rc_map(&r, fd));
+	ASSERT_EQ(0, rc_open_bound_with(&r, self->env.sim_idx,
+					RINGCAP_QUEUE_ANY, 8192, with_gaps,
+					NULL));
 	r.gaps = true;
 	rc_cap_init(&cap, 2 * NFRAMES + 6);
 

@@ -47,13 +47,7 @@ static int capfile_is_pcap(const char *path)
 /* The classic file header: nanosecond magic, Ethernet. */
 static int capfile_pcap_start(struct capfile *cf, uint32_t snaplen)
 {
-	struct pcapfile_hdr h = {
-		.magic = PCAPFILE_MAGIC_NS,
-		.major = 2,
-		.minor = 4,
-		.snaplen = snaplen,
-		.linktype = PCAPFILE_ETHERNET,
-	};
+	struct pcapfile_hdr h = pcapfile_hdr_of(1, snaplen);
 
 	return zsink_write(&cf->out, &h, sizeof(h));
 }

@@ -45,6 +45,18 @@ struct pcapfile {
 	int nano;
 };
 
+/* The file header of a classic pcap file of Ethernet frames. */
+static inline struct pcapfile_hdr pcapfile_hdr_of(int nano, uint32_t snaplen)
+{
+	return (struct pcapfile_hdr){
+		.magic = nano ? PCAPFILE_MAGIC_NS : PCAPFILE_MAGIC_US,
+		.major = 2,
+		.minor = 4,
+		.snaplen = snaplen,
+		.linktype = PCAPFILE_ETHERNET,
+	};
+}
+
 /*
  * Read @path and index its records; a frame shorter than @min or longer
  * than @max bytes is refused. Dies with exit 1 on any error.

@@ -28,13 +28,7 @@
 
 void rx_init(struct rx *r, int fd, const struct opts *o)
 {
-	struct pcapfile_hdr fh = {
-		.magic = PCAPFILE_MAGIC_US,
-		.major = 2,
-		.minor = 4,
-		.snaplen = RX_SNAP,
-		.linktype = PCAPFILE_ETHERNET,
-	};
+	struct pcapfile_hdr fh = pcapfile_hdr_of(0, RX_SNAP);
 	int one = 1, size = RX_RCVBUF;
 	int i;
 

@@ -131,6 +131,10 @@ static int cl_inject(const char *dev, unsigned int first, unsigned int n)
 struct cl_seen {
 	int owner[NFRAMES];
 	unsigned int got[NMEMBERS + 1];
+	/* gap records (RINGCAP_GAPS): per socket, and before each frame */
+	uint64_t cluster_full[NMEMBERS + 1], ring_full[NMEMBERS + 1];
+	uint64_t pending[NMEMBERS + 1];
+	uint64_t gap_before[NFRAMES];
 	char why[256];
 };
 
@@ -185,9 +189,19 @@ static int cl_drain(struct rc_ring *r, int who, struct cl_seen *s)
 		r->cons += rec->rec_len;
 		if (rec->flags & RINGCAP_REC_PAD)
 			continue;
+		if (rec->flags & RINGCAP_REC_GAP) {
+			const struct ringcap_gap *g = (const void *)(rec + 1);
+
+			s->cluster_full[who] += g->cluster_full;
+			s->ring_full[who] += g->ring_full;
+			s->pending[who] += g->cluster_full + g->ring_full;
+			continue;
+		}
 		id = cl_frame_id(rec, s->why, sizeof(s->why));
 		if (id < 0)
 			return -1;
+		s->gap_before[id] = s->pending[who];
+		s->pending[who] = 0;
 		if (s->owner[id] != -1) {
 			snprintf(s->why, sizeof(s->why),
 				 "frame %d reached socket %d and socket %d",
@@ -427,6 +441,66 @@ TEST_F_TIMEOUT(cluster, tiny_ring_drops_only_its_share, 180)
 	ASSERT_EQ(0, st[2].dropped);
 	ASSERT_EQ(NFRAMES, got);
 	ASSERT_GE(NFRAMES / NMEMBERS + 1, st[0].received + st[0].dropped);
+}
+
+static int cl_tiny_member(int fd, const void *arg)
+{
+	int err = cl_join(fd, CL_ID, RINGCAP_CLUSTER_RR);
+
+	(void)arg;
+	return err ? err : rc_setopt(fd, RINGCAP_GAPS, 1);
+}
+
+/*
+ * The frames a full member lost are its own gap, with the reason
+ * cluster_full, and each gap sits where that member's share of the frames
+ * (round robin: every NMEMBERS-th) jumps.
+ */
+TEST_F_TIMEOUT(cluster, member_full_is_a_cluster_gap, 180)
+{
+	struct ringcap_stats st;
+	unsigned int i, q, r = NFRAMES, skipped = 0, pending = 0;
+	uint64_t in_gaps;
+
+	ASSERT_EQ(0, rc_open_bound_with(&self->m[0], self->env.sim_idx,
+					RINGCAP_QUEUE_ANY, 4096,
+					cl_tiny_member, NULL));
+	for (i = 1; i < NMEMBERS; i++)
+		ASSERT_EQ(0, cl_open(&self->m[i], self->env.sim_idx, CL_ID,
+				     RINGCAP_CLUSTER_RR, 1 << 20,
+				     RINGCAP_QUEUE_ANY));
+	/* In quarters, read in between: each quarter's loss is a gap. */
+	for (q = 0; q < 4; q++) {
+		CL_SEND(q * NFRAMES / 4,
+			(q + 1) * NFRAMES / 4 - q * NFRAMES / 4, NMEMBERS,
+			(q + 1) * NFRAMES / 4);
+		for (i = 0; i < NMEMBERS; i++)
+			CL_DRAIN(i, &self->seen);
+	}
+	ASSERT_EQ(0, rc_stats(self->m[0].fd, &st));
+	ASSERT_LT(0, st.dropped) TH_LOG("a 4 KiB ring took its whole share");
+	for (i = 0; i < NFRAMES && r == NFRAMES; i++)
+		if (self->seen.owner[i] == 0)
+			r = i % NMEMBERS;
+	ASSERT_GT(NFRAMES, r);
+	/* Member 0's share: the frames of residue r, each read or lost. */
+	for (i = r; i < NFRAMES; i += NMEMBERS) {
+		if (self->seen.owner[i] != 0) {
+			skipped++;
+			continue;
+		}
+		ASSERT_EQ(skipped, self->seen.gap_before[i]) TH_LOG("frame %u", i);
+		skipped = 0;
+	}
+	pending = skipped;	/* lost after its last frame: not written yet */
+	in_gaps = self->seen.cluster_full[0];
+	ASSERT_EQ(st.dropped, in_gaps + pending);
+	ASSERT_LT(0, in_gaps);
+	ASSERT_EQ(0, self->seen.ring_full[0]);
+	ASSERT_EQ(0, self->seen.pending[0]);
+	TH_LOG("member 0: %llu frames, %llu lost: %llu in gap records, %u after its last frame",
+	       (unsigned long long)st.received, (unsigned long long)st.dropped,
+	       (unsigned long long)in_gaps, pending);
 }
 
 /* Three lone sockets each get every frame, byte for byte: one hook, N readers. */

@@ -20,7 +20,8 @@
  *   aware       0 or 1: unregister from or register with ringcap, as a
  *               driver does on teardown and setup
  *   rx_missed   the device's rx_missed_errors (a driver resetting its
- *               counters writes a smaller value)
+ *               counters writes a smaller value); a rise is reported to
+ *               ringcap as frames the NIC lost (ringcap_nic_lost())
  *   rtnl_hold_ms  hold rtnl_lock this long, as a slow configuration path
  *   tx_room     N >= 0: the device takes N more frames, then stops its
  *               queues as a NIC with a full TX ring does (a write wakes
@@ -234,10 +235,19 @@ static ssize_t rcsim_rx_missed_write(struct file *file,
 	unsigned long v;
 	int err;
 
+	struct ringcap_dev *rd;
+	unsigned long old;
+
 	err = kstrtoul_from_user(ubuf, count, 0, &v);
 	if (err)
 		return err;
-	WRITE_ONCE(sim->dev->stats.rx_missed_errors, v);
+	old = xchg(&sim->dev->stats.rx_missed_errors, v);
+	/* A rise is reported as ringcap_e1000e reports its MPC. */
+	rcu_read_lock();
+	rd = READ_ONCE(sim->rd);
+	if (rd && v > old)
+		ringcap_nic_lost(rd, v - old);
+	rcu_read_unlock();
 	return count;
 }
 

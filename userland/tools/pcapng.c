@@ -192,32 +192,61 @@ int pcapng_interface(struct pcapng *w, const char *name, const char *desc,
 	return err ? err : (int)w->nr_ifs++;
 }
 
+/*
+ * The per-packet block, built with one reservation and direct stores:
+ * what every captured frame costs on top of the frame itself.
+ */
 int pcapng_packet(struct pcapng *w, uint32_t ifid, uint64_t tstamp_ns,
 		  const void *data, uint32_t caplen, uint32_t wire_len,
 		  uint64_t dropcount, uint32_t flags, uint32_t queue)
 {
-	struct blk b;
+	size_t body = PAD4(caplen), opts = 0, len;
+	struct blk b = { .w = w };
+	uint32_t *p;
+	uint8_t *d;
 	int err;
 
 	if (ifid >= w->nr_ifs)
 		return -EINVAL;
-	err = blk_begin(&b, w, BT_EPB, 20 + PAD4(caplen));
+	opts += flags ? 8 : 0;
+	opts += dropcount ? 12 : 0;
+	opts += queue != PCAPNG_NO_QUEUE ? 8 : 0;
+	opts += opts ? 4 : 0;			/* opt_endofopt */
+	len = 28 + body + opts + 4;
+	if (len > UINT32_MAX)
+		return -EINVAL;
+	err = blk_room(&b, len);
 	if (err)
 		return err;
-	blk_u32(&b, ifid);
-	blk_u32(&b, (uint32_t)(tstamp_ns >> 32));
-	blk_u32(&b, (uint32_t)tstamp_ns);
-	blk_u32(&b, caplen);
-	blk_u32(&b, wire_len);
-	blk_put(&b, data, caplen);
-	if (flags)
-		err = blk_opt(&b, EPB_FLAGS, &flags, sizeof(flags));
-	if (!err && dropcount)
-		err = blk_opt_u64(&b, EPB_DROPCOUNT, dropcount);
-	if (!err && queue != PCAPNG_NO_QUEUE)
-		err = blk_opt(&b, EPB_QUEUE, &queue, sizeof(queue));
-	if (!err)
-		err = blk_end(&b);
+	p = (uint32_t *)w->buf;
+	p[0] = BT_EPB;
+	p[1] = (uint32_t)len;
+	p[2] = ifid;
+	p[3] = (uint32_t)(tstamp_ns >> 32);
+	p[4] = (uint32_t)tstamp_ns;
+	p[5] = caplen;
+	p[6] = wire_len;
+	d = w->buf + 28;
+	memcpy(d, data, caplen);
+	memset(d + caplen, 0, body - caplen);
+	p = (uint32_t *)(d + body);
+	if (flags) {
+		*p++ = EPB_FLAGS | 4 << 16;
+		*p++ = flags;
+	}
+	if (dropcount) {
+		*p++ = EPB_DROPCOUNT | 8 << 16;
+		memcpy(p, &dropcount, 8);
+		p += 2;
+	}
+	if (queue != PCAPNG_NO_QUEUE) {
+		*p++ = EPB_QUEUE | 4 << 16;
+		*p++ = queue;
+	}
+	if (opts)
+		*p++ = OPT_END;
+	*p = (uint32_t)len;
+	err = zsink_write(w->out, w->buf, len);
 	if (!err)
 		w->packets++;
 	return err;

@@ -259,8 +259,13 @@ static int ringcap_netdev_event(struct notifier_block *nb,
 		}
 		mutex_lock(&rs->lock);
 		ringcap_unbind(rs);
-		mutex_unlock(&rs->lock);
+		/*
+		 * Gone under the same lock: a transmit kick (which takes it)
+		 * never finds the socket unbound but not gone (ENOTCONN),
+		 * which the fuzzer caught between the two.
+		 */
 		ringcap_sock_lost(rs);
+		mutex_unlock(&rs->lock);
 		ringcap_persist_unbound(rs);
 	}
 	mutex_unlock(&ringcap_socks_lock);

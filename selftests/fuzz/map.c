@@ -414,6 +414,16 @@ static bool check_rec(struct fz_worker *w, struct fz_sock *s,
 		return fz_check(rec->rec_len == size - off,
 				"pad at offset %u covers %u bytes, not to the end (%u)",
 				off, rec->rec_len, size - off);
+	/* A gap record: only where asked for, its counts after it. */
+	if (rec->flags & RINGCAP_REC_GAP)
+		return fz_check((s->gaps || s->shared) &&
+				rec->flags == RINGCAP_REC_GAP &&
+				rec->caplen == sizeof(struct ringcap_gap) &&
+				rec->rec_len == ((REC_HDR + rec->caplen + 7) & ~7u) &&
+				!rec->wire_len,
+				"gap record at offset %u: rec_len %u caplen %u wire_len %u flags 0x%x (GAPS %u)",
+				off, rec->rec_len, rec->caplen, rec->wire_len,
+				rec->flags, s->gaps);
 	/* Zero-copy: the frame is in the buffer mapping (zc.c reads it). */
 	if (rec->flags & RINGCAP_REC_ZC)
 		return fz_check((s->zerocopy || s->shared) &&

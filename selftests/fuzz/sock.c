@@ -576,7 +576,7 @@ void fz_op_getsockopt(struct fz_worker *w)
 		struct ringcap_tx_stats txst;
 		char raw[128];
 	} buf;
-	int level = SOL_RINGCAP, name, size, r, err, len;
+	int level = SOL_RINGCAP, name, size, first, r, err, len;
 	socklen_t *lenp, l;
 	void *ptr = &buf;
 
@@ -639,6 +639,14 @@ void fz_op_getsockopt(struct fz_worker *w)
 		return;
 	}
 	fz_count_opt(false, name);
+	/*
+	 * The structures that grow take any length from their first size
+	 * up and write what fits (uapi); the others want theirs.
+	 */
+	first = name == RINGCAP_RING_INFO || name == RINGCAP_TX_INFO ?
+		RINGCAP_RING_INFO_SIZE_V1 :
+		name == RINGCAP_STATS ? RINGCAP_STATS_SIZE_V1 :
+		name == RINGCAP_TX_STATS ? RINGCAP_TX_STATS_SIZE_V1 : size;
 	if (name == RINGCAP_TX_INFO || name == RINGCAP_TX_STATS) {
 		/*
 		 * TX_INFO makes the ring (as RING_INFO does) before it looks
@@ -649,7 +657,7 @@ void fz_op_getsockopt(struct fz_worker *w)
 		bool mk = name == RINGCAP_TX_INFO;
 
 		if (!none) {
-			if (len < size)
+			if (len < first)
 				set[n++] = EINVAL;
 			else if (ptr != &buf)
 				set[n++] = EFAULT;
@@ -669,8 +677,11 @@ void fz_op_getsockopt(struct fz_worker *w)
 			s->tx = 2;
 		if (err || ptr != &buf)
 			return;
-		fz_check(l == (socklen_t)size, "getsockopt(%d) optlen %u, expected %d",
-			 name, l, size);
+		fz_check(l == (socklen_t)(len < size ? len : size),
+			 "getsockopt(%d) optlen %u, expected %d", name, l,
+			 len < size ? len : size);
+		if (len < size)
+			return;
 		if (mk)
 			fz_check(buf.info.data_offset == FZ_PAGE &&
 				 pow2(buf.info.data_size) &&
@@ -690,7 +701,7 @@ void fz_op_getsockopt(struct fz_worker *w)
 	}
 	if (name == RINGCAP_RING_INFO) {
 		/* The ring is allocated before the length is looked at. */
-		if (len < size)
+		if (len < first)
 			FZ_EXPECT(OP_GETSOCKOPT, err, ("RING_INFO optlen %d", len),
 				  EINVAL, ENOMEM, ENOBUFS);
 		else if (ptr != &buf)
@@ -701,7 +712,7 @@ void fz_op_getsockopt(struct fz_worker *w)
 				  ENOMEM, ENOBUFS);
 		if (!err || err == EINVAL || err == EFAULT)
 			s->ring = s->ring ? s->ring : 1;
-	} else if (len < size) {
+	} else if (len < first) {
 		FZ_EXPECT(OP_GETSOCKOPT, err, ("getsockopt(%d, optlen %d)", name, len),
 			  EINVAL);
 	} else if (ptr != &buf) {
@@ -712,9 +723,10 @@ void fz_op_getsockopt(struct fz_worker *w)
 	}
 	if (err || ptr != &buf)
 		return;
-	fz_check(l == (socklen_t)size, "getsockopt(%d) optlen %u, expected %d",
-		 name, l, size);
-	if (name == RINGCAP_STATS || name == RINGCAP_RING_INFO)
+	fz_check(l == (socklen_t)(len < size ? len : size),
+		 "getsockopt(%d) optlen %u, expected %d", name, l,
+		 len < size ? len : size);
+	if (name == RINGCAP_STATS || name == RINGCAP_RING_INFO || len < size)
 		return;
 	if (name == RINGCAP_CLUSTER) {
 		fz_check(buf.cl.policy <= RINGCAP_CLUSTER_QUEUE,

@@ -145,7 +145,9 @@ void ringcap_persist_bound(struct ringcap_sock *rs)
  * @ring: the ring's sock, from ringcap_persist_bind()
  *
  * rtnl, ringcap_socks_lock and @rs->lock held. The reader's wake-up
- * options come along; everything else is the ring's.
+ * options come along; everything else is the ring's. @rs is orphaned and
+ * kept by @ring until the file is released: another thread's call that
+ * fetched it from @sock before the swap may still be using it.
  */
 void ringcap_persist_takeover(struct socket *sock, struct ringcap_sock *rs,
 			      struct ringcap_sock *ring)
@@ -165,6 +167,8 @@ void ringcap_persist_takeover(struct socket *sock, struct ringcap_sock *rs,
 	sock->sk = NULL;
 	sock_reset_flag(&ring->sk, SOCK_DEAD);
 	sock_graft(&ring->sk, sock);
+	sock_orphan(&rs->sk);
+	ring->replaced = &rs->sk;
 }
 
 /**

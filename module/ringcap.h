@@ -129,6 +129,12 @@ struct ringcap_sock {
 	struct list_head persist_node;	/* ringcap_persists while bound */
 	bool unclaimed;			/* its reader is gone; we hold it */
 	unsigned long unclaimed_at;	/* jiffies */
+	/*
+	 * The sock its struct socket had before it took this ring over,
+	 * orphaned: a call on the socket that fetched it before then may
+	 * still use it, so it goes when the file does (ringcap_release()).
+	 */
+	struct sock *replaced;
 };
 
 static inline struct ringcap_sock *ringcap_sk(const struct sock *sk)

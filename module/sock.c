@@ -37,6 +37,12 @@ static int ringcap_release(struct socket *sock)
 	if (!sk)
 		return 0;
 	rs = ringcap_sk(sk);
+	/* No call is running on the file now: the sock it replaced can go. */
+	if (rs->replaced) {
+		ringcap_wakeup_stop(ringcap_sk(rs->replaced));
+		sock_put(rs->replaced);
+		rs->replaced = NULL;
+	}
 
 	rtnl_lock();
 	mutex_lock(&ringcap_socks_lock);
@@ -75,7 +81,8 @@ static void ringcap_sock_set_devname(struct ringcap_sock *rs, const char *name)
 /*
  * bind(2): the address checked, then ringcap_bind() under its locks; or,
  * for a name whose ring is unclaimed, that ring becomes this socket's
- * sock and the sock this socket had is dropped (persist.c).
+ * sock, and the sock this socket had is kept, orphaned, until the file
+ * is released (persist.c).
  */
 static int ringcap_sock_bind(struct socket *sock, struct sockaddr *uaddr,
 			     int addr_len)
@@ -104,12 +111,6 @@ static int ringcap_sock_bind(struct socket *sock, struct sockaddr *uaddr,
 	mutex_unlock(&rs->lock);
 	mutex_unlock(&ringcap_socks_lock);
 	rtnl_unlock();
-	if (!err && ring) {
-		/* Never bound, on no list: released as an unbound socket is. */
-		ringcap_wakeup_stop(rs);
-		sock_orphan(&rs->sk);
-		sock_put(&rs->sk);
-	}
 	return err;
 }
 

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -308,6 +309,69 @@ TEST_F_TIMEOUT(persist, sigkilled_reader_loses_and_doubles_nothing, 180)
 	free(seen);
 	free(s);
 	munmap(pg, sizeof(*pg));
+}
+
+/* Another thread's calls on the socket while it takes a ring over. */
+struct hammer {
+	int fd;
+	volatile bool stop;
+	unsigned long calls;
+};
+
+static void *hammer_fn(void *arg)
+{
+	struct hammer *h = arg;
+	struct pollfd p = { .fd = h->fd, .events = POLLIN };
+	struct ringcap_stats st;
+	socklen_t len;
+	uint32_t v = 4;
+
+	while (!h->stop) {
+		len = sizeof(st);
+		getsockopt(h->fd, SOL_RINGCAP, RINGCAP_STATS, &st, &len);
+		setsockopt(h->fd, SOL_RINGCAP, RINGCAP_WATERMARK, &v, sizeof(v));
+		poll(&p, 1, 0);
+		h->calls++;
+	}
+	return NULL;
+}
+
+/*
+ * The takeover swaps the sock under the socket: a call that fetched the
+ * old one must find it still there (KASAN on the debug kernel would say
+ * otherwise), and the ring must come through whole.
+ */
+TEST_F_TIMEOUT(persist, takeover_under_concurrent_calls, 180)
+{
+	struct ringcap_stats st;
+	struct hammer h;
+	struct rc_ring r;
+	unsigned long calls = 0;
+	pthread_t th;
+	int i, fd;
+
+	ASSERT_EQ(0, open_named(&r, "p5", self->env.sim_idx,
+				RINGCAP_QUEUE_ANY, 0));
+	rc_close(&r);
+	for (i = 0; i < 50; i++) {
+		fd = rc_socket();
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, set_name(fd, RINGCAP_PERSIST, "p5"));
+		memset(&h, 0, sizeof(h));
+		h.fd = fd;
+		ASSERT_EQ(0, pthread_create(&th, NULL, hammer_fn, &h));
+		rc_sleep_us(1000 * (i % 3));
+		ASSERT_EQ(0, rc_bind(fd, self->env.sim_idx, RINGCAP_QUEUE_ANY));
+		rc_sleep_us(1000);
+		h.stop = true;
+		pthread_join(th, NULL);
+		calls += h.calls;
+		ASSERT_EQ(0, rc_stats(fd, &st));
+		close(fd);
+		ASSERT_EQ(1, unclaimed("p5"));
+	}
+	TH_LOG("50 takeovers under %lu calls from another thread", calls);
+	ASSERT_EQ(0, delete_ring("p5"));
 }
 
 TEST_F(persist, misuse_gets_its_errno)

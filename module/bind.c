@@ -9,10 +9,14 @@
 #include <linux/rtnetlink.h>
 #include "ringcap.h"
 
-/*
- * May this bind take frames away from the device's stack (zero-copy, and
- * mode 2)? That is an administrator's act, as attaching XDP is, so it
- * takes CAP_NET_ADMIN over the device's network namespace, which is the
+/**
+ * ringcap_may_steal - may the caller take frames from the device's stack?
+ * @rs: the socket it binds (or takes over)
+ * @audit: whether a refusal is a denial to audit
+ *
+ * Zero-copy and mode 2 take frames away from the stack: an
+ * administrator's act, as attaching XDP is, so it takes CAP_NET_ADMIN
+ * over the device's network namespace, which is the
  * socket's (the device was found there). CAP_NET_RAW, which made the
  * socket, lets a user capture what AF_PACKET would, and no more.
  *
@@ -22,8 +26,10 @@
  * administrator's act), so it can take nothing from the host's stack.
  * The probe for mode 2 is not audited: a capture without the capability
  * is an ordinary capture, not a denial.
+ *
+ * Return: whether it may.
  */
-static bool ringcap_may_steal(struct ringcap_sock *rs, bool audit)
+bool ringcap_may_steal(struct ringcap_sock *rs, bool audit)
 {
 	struct user_namespace *ns = sock_net(&rs->sk)->user_ns;
 

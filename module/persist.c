@@ -20,6 +20,7 @@
 #include <linux/capability.h>
 #include <linux/ctype.h>
 #include <linux/rtnetlink.h>
+#include <linux/security.h>
 #include <linux/workqueue.h>
 #include "ringcap.h"
 
@@ -87,7 +88,8 @@ static bool ringcap_persist_may(const struct ringcap_sock *ring,
  * @ring: set to the unclaimed ring it takes over, or NULL
  *
  * Return: 0: with *@ring NULL bind @rs as it is (a new persistent ring,
- * or no name at all); else the errno docs/CONTRACTS.md gives.
+ * or no name at all); else the errno docs/CONTRACTS.md gives (EPERM:
+ * the ring takes frames from the stack, and the caller may not).
  */
 int ringcap_persist_bind(struct ringcap_sock *rs,
 			 const struct sockaddr_ringcap *addr,
@@ -118,6 +120,12 @@ int ringcap_persist_bind(struct ringcap_sock *rs,
 		return -EEXIST;
 	if (!old->unclaimed)
 		return -EBUSY;
+	/*
+	 * A ring bound with CAP_NET_ADMIN takes frames from the stack: the
+	 * same uid without it (a container's root, say) may not inherit that.
+	 */
+	if (old->steal && !ringcap_may_steal(rs, true))
+		return -EPERM;
 	/* The ring keeps its filter until the new reader sets one. */
 	if (rcu_access_pointer(rs->sk.sk_filter))
 		return -EINVAL;
@@ -162,11 +170,22 @@ void ringcap_persist_takeover(struct socket *sock, struct ringcap_sock *rs,
 	ring->unclaimed = false;
 	mutex_unlock(&ring->lock);
 	list_del(&rs->all_node);
+	/* A call that fetched @rs before the swap finds it unusable. */
+	WRITE_ONCE(rs->gone, true);
 
-	/* sock_graft() sets sock->sk, and wants it empty first. */
-	sock->sk = NULL;
+	/*
+	 * What sock_graft() does, but with sock->sk never NULL in between:
+	 * other threads' calls read it without a lock, and get @rs (kept)
+	 * or @ring.
+	 */
 	sock_reset_flag(&ring->sk, SOCK_DEAD);
-	sock_graft(&ring->sk, sock);
+	write_lock_bh(&ring->sk.sk_callback_lock);
+	rcu_assign_pointer(ring->sk.sk_wq, &sock->wq);
+	WRITE_ONCE(sock->sk, &ring->sk);
+	sk_set_socket(&ring->sk, sock);
+	ring->sk.sk_uid = SOCK_INODE(sock)->i_uid;
+	security_sock_graft(&ring->sk, sock);
+	write_unlock_bh(&ring->sk.sk_callback_lock);
 	sock_orphan(&rs->sk);
 	ring->replaced = &rs->sk;
 }

@@ -48,7 +48,7 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 		   rcu_access_pointer(rs->sk.sk_filter) ? "yes" : "no",
 		   cluster, rs->cluster.id ?
 		   ringcap_cluster_policy_name(rs->cluster.policy) : "-",
-		   pathname, rs->persist[0] ? rs->persist : "-");
+		   pathname, rs->dev && rs->persist[0] ? rs->persist : "-");
 	rcu_read_unlock();
 }
 

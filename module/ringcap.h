@@ -364,6 +364,7 @@ static inline struct ringcap_skb_cb *ringcap_skb_cb(struct sk_buff *skb)
 }
 
 /* bind.c */
+bool ringcap_may_steal(struct ringcap_sock *rs, bool audit);
 int ringcap_bind(struct ringcap_sock *rs, const struct sockaddr_ringcap *addr);
 void ringcap_unbind(struct ringcap_sock *rs);
 

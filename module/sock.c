@@ -88,7 +88,7 @@ static int ringcap_sock_bind(struct socket *sock, struct sockaddr *uaddr,
 			     int addr_len)
 {
 	struct sockaddr_ringcap *addr = (struct sockaddr_ringcap *)uaddr;
-	struct ringcap_sock *rs = ringcap_sk(sock->sk), *ring;
+	struct ringcap_sock *rs = ringcap_sk(sock->sk), *ring = NULL;
 	int err;
 
 	if (addr_len < (int)sizeof(*addr))
@@ -98,7 +98,11 @@ static int ringcap_sock_bind(struct socket *sock, struct sockaddr *uaddr,
 	rtnl_lock();
 	mutex_lock(&ringcap_socks_lock);
 	mutex_lock(&rs->lock);
-	err = ringcap_persist_bind(rs, addr, &ring);
+	/* Another thread's bind took a ring over since we read sock->sk. */
+	if (sock->sk != &rs->sk)
+		err = -EBUSY;
+	else
+		err = ringcap_persist_bind(rs, addr, &ring);
 	if (!err && ring) {
 		ringcap_persist_takeover(sock, rs, ring);
 	} else if (!err) {

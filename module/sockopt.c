@@ -148,7 +148,7 @@ static int ringcap_check_name(const union ringcap_optval *v)
 static int ringcap_set_persist(struct ringcap_sock *rs,
 			       const union ringcap_optval *v)
 {
-	strscpy(rs->persist, v->name, sizeof(rs->persist));
+	strscpy_pad(rs->persist, v->name, sizeof(rs->persist));
 	return 0;
 }
 

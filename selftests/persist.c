@@ -313,9 +313,10 @@ TEST_F_TIMEOUT(persist, sigkilled_reader_loses_and_doubles_nothing, 180)
 
 /* Another thread's calls on the socket while it takes a ring over. */
 struct hammer {
-	int fd;
+	int fd, ifindex;
 	volatile bool stop;
 	unsigned long calls;
+	int binds;		/* its own binds that took the ring over */
 };
 
 static void *hammer_fn(void *arg)
@@ -330,6 +331,9 @@ static void *hammer_fn(void *arg)
 		len = sizeof(st);
 		getsockopt(h->fd, SOL_RINGCAP, RINGCAP_STATS, &st, &len);
 		setsockopt(h->fd, SOL_RINGCAP, RINGCAP_WATERMARK, &v, sizeof(v));
+		/* a name and a bind of its own, racing the main thread's */
+		setsockopt(h->fd, SOL_RINGCAP, RINGCAP_PERSIST, "p6", 2);
+		h->binds += !rc_bind(h->fd, h->ifindex, RINGCAP_QUEUE_ANY);
 		poll(&p, 1, 0);
 		h->calls++;
 	}
@@ -347,8 +351,9 @@ TEST_F_TIMEOUT(persist, takeover_under_concurrent_calls, 180)
 	struct hammer h;
 	struct rc_ring r;
 	unsigned long calls = 0;
+	struct rc_proc_line l;
 	pthread_t th;
-	int i, fd;
+	int i, fd, err;
 
 	ASSERT_EQ(0, open_named(&r, "p5", self->env.sim_idx,
 				RINGCAP_QUEUE_ANY, 0));
@@ -359,19 +364,48 @@ TEST_F_TIMEOUT(persist, takeover_under_concurrent_calls, 180)
 		ASSERT_EQ(0, set_name(fd, RINGCAP_PERSIST, "p5"));
 		memset(&h, 0, sizeof(h));
 		h.fd = fd;
+		h.ifindex = self->env.sim_idx;
 		ASSERT_EQ(0, pthread_create(&th, NULL, hammer_fn, &h));
 		rc_sleep_us(1000 * (i % 3));
-		ASSERT_EQ(0, rc_bind(fd, self->env.sim_idx, RINGCAP_QUEUE_ANY));
+		err = rc_bind(fd, self->env.sim_idx, RINGCAP_QUEUE_ANY);
 		rc_sleep_us(1000);
 		h.stop = true;
 		pthread_join(th, NULL);
 		calls += h.calls;
+		/* one bind of the two took it over; the other saw EBUSY */
+		ASSERT_EQ(1, !err + h.binds) TH_LOG("main %d, other %d", err,
+						    h.binds);
 		ASSERT_EQ(0, rc_stats(fd, &st));
 		close(fd);
 		ASSERT_EQ(1, unclaimed("p5"));
 	}
 	TH_LOG("50 takeovers under %lu calls from another thread", calls);
+	/* the replaced sock never became a ring of its own */
+	ASSERT_EQ(-ENOENT, rc_proc_find_persist("p6", &l));
 	ASSERT_EQ(0, delete_ring("p5"));
+}
+
+/* CAP_NET_RAW alone, uid 0: the ring "e2" root bound is not to be had. */
+static int child_no_net_admin(void *arg, char *why, size_t len)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2] = { 0 };
+	struct rc_ring r;
+	int err;
+
+	d[CAP_NET_RAW / 32].effective = d[CAP_NET_RAW / 32].permitted =
+		1u << (CAP_NET_RAW % 32);
+	if (syscall(SYS_capset, &h, d)) {
+		snprintf(why, len, "capset: %s", strerror(errno));
+		return 2;
+	}
+	err = open_named(&r, "e2", *(const int *)arg, RINGCAP_QUEUE_ANY, 0);
+	if (err != -EPERM) {
+		snprintf(why, len, "taking over e2 without CAP_NET_ADMIN: %s, expected EPERM",
+			 strerror(-err));
+		return 1;
+	}
+	return 0;
 }
 
 TEST_F(persist, misuse_gets_its_errno)
@@ -382,6 +416,7 @@ TEST_F(persist, misuse_gets_its_errno)
 	struct sock_filter ins = BPF_STMT(BPF_RET | BPF_K, 0xffff);
 	struct sock_fprog prog = { 1, &ins };
 	socklen_t len = sizeof(name);
+	char why[256];
 	long timeout;
 	char sim2[IFNAMSIZ];
 	int fd, idx2;
@@ -433,6 +468,15 @@ TEST_F(persist, misuse_gets_its_errno)
 	ASSERT_EQ(-EINVAL, rc_bind(fd, self->env.sim_idx, RINGCAP_QUEUE_ANY));
 	close(fd);
 	ASSERT_EQ(0, delete_ring("e1"));
+
+	/* root without CAP_NET_ADMIN may not take over a ring that steals */
+	ASSERT_EQ(0, open_named(&r, "e2", self->env.sim_idx,
+				RINGCAP_QUEUE_ANY, 0));
+	rc_close(&r);
+	ASSERT_EQ(0, rc_in_child(child_no_net_admin, &self->env.sim_idx, why,
+				 sizeof(why)))
+		TH_LOG("%s", why);
+	ASSERT_EQ(0, delete_ring("e2"));
 
 	/* deleted with its device */
 	snprintf(sim2, sizeof(sim2), "rcsp%d", getpid());

@@ -569,7 +569,9 @@ struct ringcap_gap {
  * filter is attached after bind (one attached before is refused).
  *
  * Who: the user (effective uid) that created the ring, or a holder of
- * CAP_NET_ADMIN over the namespace, may take it over or delete it. Each
+ * CAP_NET_ADMIN over the namespace, may take it over or delete it; a
+ * ring bound with CAP_NET_ADMIN (which takes frames from the stack) is
+ * taken over only with it. Each
  * user may hold max_persist persistent rings (module parameter, all
  * namespaces together); their memory stays charged to the memory cgroup
  * of the task that created them. An unclaimed ring is deleted after

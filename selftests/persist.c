@@ -331,8 +331,11 @@ static void *hammer_fn(void *arg)
 		len = sizeof(st);
 		getsockopt(h->fd, SOL_RINGCAP, RINGCAP_STATS, &st, &len);
 		setsockopt(h->fd, SOL_RINGCAP, RINGCAP_WATERMARK, &v, sizeof(v));
-		/* a name and a bind of its own, racing the main thread's */
-		setsockopt(h->fd, SOL_RINGCAP, RINGCAP_PERSIST, "p6", 2);
+		/*
+		 * The name again and a bind of its own, racing the main
+		 * thread's: on the replaced sock both must be refused.
+		 */
+		setsockopt(h->fd, SOL_RINGCAP, RINGCAP_PERSIST, "p5", 2);
 		h->binds += !rc_bind(h->fd, h->ifindex, RINGCAP_QUEUE_ANY);
 		poll(&p, 1, 0);
 		h->calls++;
@@ -380,9 +383,10 @@ TEST_F_TIMEOUT(persist, takeover_under_concurrent_calls, 180)
 		ASSERT_EQ(1, unclaimed("p5"));
 	}
 	TH_LOG("50 takeovers under %lu calls from another thread", calls);
-	/* the replaced sock never became a ring of its own */
-	ASSERT_EQ(-ENOENT, rc_proc_find_persist("p6", &l));
+	/* the replaced socks never became rings of their own */
+	ASSERT_EQ(1, rc_proc_count());
 	ASSERT_EQ(0, delete_ring("p5"));
+	ASSERT_EQ(-ENOENT, rc_proc_find_persist("p5", &l));
 }
 
 /* CAP_NET_RAW alone, uid 0: the ring "e2" root bound is not to be had. */

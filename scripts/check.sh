@@ -200,8 +200,9 @@ kernel_build() {
 # The debug kernel (KASAN, lockdep, kmemleak, UBSAN, DMA-API debugging,
 # refcount trackers) runs five to ten times slower than a distro kernel
 # under TCG, so it runs what its checkers add to: every C test of the
-# socket family, the module's reload and the fuzzer in one guest
-# ("core"); in the other ("paths") the XDP path's socket and queue
+# socket family (persistent rings' takeovers included), the module's
+# reload, ringcount's pcapng read back by tshark and the fuzzer in one
+# guest ("core"); in the other ("paths") the XDP path's socket and queue
 # cases, its link taken away, and the 82574L's zero-copy and transmit
 # rings set up, refused, killed, spliced and taken away (RC_XDP_ONLY and
 # RC_E1000E_ONLY pick the cases; the others show as skipped there). Its
@@ -211,7 +212,7 @@ kernel_build() {
 # and "e1000e-b", so that the lanes can come out even (6.1's e1000e as
 # one guest, 805 s, left them at 2206 and 2063 s in the warm run on
 # 30bcb6d).
-debug_core="socket_api receive ring wakeup modes cluster lifecycle hardening lifecycle.sh"
+debug_core="socket_api receive ring wakeup modes cluster lifecycle hardening persist lifecycle.sh tools.sh"
 debug_paths="xdp.sh xdp_link.sh e1000e/zerocopy.sh e1000e/txring.sh"
 debug_core_env=(-e RC_FUZZ_SECONDS=60 -e RC_FUZZ_SEGMENT=60)
 # kmemleak tracks every allocation, a third or more of a debug guest's

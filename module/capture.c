@@ -66,12 +66,6 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 	struct ringcap_rec *rec;
 	u32 rec_len;
 	bool bad;
-	/*
-	 * Read once: a persistent ring's socket may be orphaned or grafted
-	 * meanwhile (persist.c); under RCU its inode is still there.
-	 */
-	struct socket *sock = READ_ONCE(rs->sk.sk_socket);
-	u64 ino = sock ? SOCK_INODE(sock)->i_ino : 0;
 
 	res = ringcap_run_filter(rs, f);
 	if (!res) {
@@ -79,7 +73,7 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 		rs->st.filtered++;
 		WRITE_ONCE(ring->hdr->filtered, rs->st.filtered);
 		spin_unlock(&rs->prod_lock);
-		trace_ringcap_drop(f->ifindex, f->queue, ino,
+		trace_ringcap_drop(f->ifindex, f->queue, ringcap_sock_ino(rs),
 				   RINGCAP_DROP_FILTER);
 		return false;
 	}
@@ -103,7 +97,7 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 		/* A full ring must reach the reader even below N frames. */
 		ringcap_wakeup_flush(rs);
 		spin_unlock(&rs->prod_lock);
-		trace_ringcap_drop(f->ifindex, f->queue, ino,
+		trace_ringcap_drop(f->ifindex, f->queue, ringcap_sock_ino(rs),
 				   bad ? RINGCAP_DROP_BAD_CONSUMER :
 					 RINGCAP_DROP_RING_FULL);
 		return false;
@@ -114,6 +108,7 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 	WRITE_ONCE(ring->hdr->received, rs->st.received);
 	ringcap_wakeup_frame(rs);
 	spin_unlock(&rs->prod_lock);
-	trace_ringcap_deliver(f->ifindex, f->queue, ino, caplen, f->len);
+	trace_ringcap_deliver(f->ifindex, f->queue, ringcap_sock_ino(rs),
+			      caplen, f->len);
 	return true;
 }

@@ -5,9 +5,10 @@
  * below instead of by its file ("unclaimed"). A later socket that binds
  * with the name takes it over: the new struct socket is grafted onto the
  * ring's sock, as accept() grafts a connection onto a new socket, and
- * the socket that was bound is dropped. So the ring, its producer state,
- * its counters and its place in the device's set never change hands: no
- * frame meets two producers, and none meets a gap between them.
+ * the sock that socket had is kept, unusable, until the file is released
+ * (another thread's call may still hold it). So the ring, its producer
+ * state, its counters and its place in the device's set never change
+ * hands: no frame meets two producers, and none meets a gap between them.
  *
  * Lifetime: the list holds the sock reference that the file held. It is
  * dropped when the ring is deleted: by RINGCAP_PERSIST_DELETE, by the
@@ -149,7 +150,7 @@ void ringcap_persist_bound(struct ringcap_sock *rs)
 /**
  * ringcap_persist_takeover - make @sock the socket of an unclaimed ring
  * @sock: the socket being bound, whose sock is @rs
- * @rs: its sock, which the caller then drops (ringcap_sock_bind())
+ * @rs: its sock, replaced
  * @ring: the ring's sock, from ringcap_persist_bind()
  *
  * rtnl, ringcap_socks_lock and @rs->lock held. The reader's wake-up

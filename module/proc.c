@@ -40,8 +40,8 @@ static void ringcap_proc_sock(struct seq_file *seq, struct ringcap_sock *rs,
 		 path.flags & RINGCAP_PATH_PASS ? ":pass" : "");
 	/* Counters are read without the producer lock: a snapshot. */
 	seq_printf(seq, "%-7d %-9lu %-15s %-5s %-10u %-10llu %-10llu %-10llu %-10llu %-12llu %-6s %-10s %-6s %-14s %s\n",
-		   pid_nr_ns(rs->pid, pid_ns), rs->sk.sk_socket ?
-		   SOCK_INODE(rs->sk.sk_socket)->i_ino : 0UL,
+		   pid_nr_ns(rs->pid, pid_ns),
+		   (unsigned long)ringcap_sock_ino(rs),
 		   name, queue, ring ? ring->data_size : 0,
 		   rs->st.received, rs->st.dropped, rs->st.filtered,
 		   rs->st.wakeups, rs->st.bad_consumer,

@@ -142,6 +142,20 @@ static inline struct ringcap_sock *ringcap_sk(const struct sock *sk)
 	return (struct ringcap_sock *)sk;
 }
 
+/*
+ * The socket's inode number, what /proc and the tracepoints name it by;
+ * 0 for a persistent ring nobody holds. Its struct socket is read once:
+ * it may be orphaned or grafted meanwhile (persist.c), and its inode
+ * stays there until a grace period after, so callers are under RCU or
+ * ringcap_socks_lock.
+ */
+static inline u64 ringcap_sock_ino(const struct ringcap_sock *rs)
+{
+	struct socket *sock = READ_ONCE(rs->sk.sk_socket);
+
+	return sock ? SOCK_INODE(sock)->i_ino : 0;
+}
+
 /* A frame on its way into a ring, from any source. */
 struct ringcap_frame {
 	struct sk_buff *skb;		/* mode 0: data starts at the MAC header */
@@ -242,7 +256,7 @@ bool ringcap_gap_put(struct ringcap_sock *rs, struct ringcap_ring *ring,
 int ringcap_persist_name(const char *name, unsigned int len);
 int ringcap_persist_bind(struct ringcap_sock *rs,
 			 const struct sockaddr_ringcap *addr,
-			 struct ringcap_sock **owner);
+			 struct ringcap_sock **ring);
 void ringcap_persist_bound(struct ringcap_sock *rs);
 void ringcap_persist_takeover(struct socket *sock, struct ringcap_sock *rs,
 			      struct ringcap_sock *ring);

@@ -26,7 +26,6 @@ static void ringcap_signal(struct ringcap_sock *rs,
 			   enum ringcap_wake_reason reason)
 {
 	struct socket_wq *wq;
-	struct socket *sock;
 	u32 pending = rs->pending;
 
 	WRITE_ONCE(rs->sig_pos, rs->ring->prod);
@@ -46,9 +45,7 @@ static void ringcap_signal(struct ringcap_sock *rs,
 		if (reason == RINGCAP_WAKE_TIMER)
 			rs->st.wakeups_timer++;
 		WRITE_ONCE(rs->ring->hdr->wakeups, rs->st.wakeups);
-		sock = READ_ONCE(rs->sk.sk_socket);	/* see ringcap_deliver() */
-		trace_ringcap_wakeup(sock ? SOCK_INODE(sock)->i_ino : 0,
-				     reason, pending);
+		trace_ringcap_wakeup(ringcap_sock_ino(rs), reason, pending);
 	}
 	rcu_read_unlock();
 }

@@ -125,8 +125,6 @@ void capfile_frame(struct capfile *cf, const struct ringcap_pkt *pkt,
 out:
 	if (err)
 		cf->err = err;
-	else
-		cf->frames++;
 }
 
 int capfile_close(struct capfile *cf, const struct ringcap_stats *st,

@@ -24,7 +24,6 @@ struct capfile {
 	int pcap;		/* classic pcap, not pcapng */
 	uint32_t ifid;
 	uint64_t start_ns;
-	unsigned long long frames;
 	int err;		/* the first write error, -errno */
 };
 

@@ -246,10 +246,7 @@ int pcapng_packet(struct pcapng *w, uint32_t ifid, uint64_t tstamp_ns,
 	if (opts)
 		*p++ = OPT_END;
 	*p = (uint32_t)len;
-	err = zsink_write(w->out, w->buf, len);
-	if (!err)
-		w->packets++;
-	return err;
+	return zsink_write(w->out, w->buf, len);
 }
 
 int pcapng_stats(struct pcapng *w, uint32_t ifid, uint64_t tstamp_ns,

@@ -29,7 +29,6 @@ struct pcapng {
 	uint32_t nr_ifs;
 	unsigned char *buf;		/* one block being built */
 	size_t buf_size;
-	unsigned long long packets;
 };
 
 /*

@@ -17,7 +17,8 @@
  *   gap: t=1.52 lost=37 ring_full=37 cluster_full=0 nic=0 after=5120
  *
  * (after: the frames read before it). With -w FILE the frames go into a
- * pcapng file (capfile.h), each with the loss before it.
+ * pcapng file (capfile.h), each with the loss before it, or into a
+ * classic pcap file for a name ending in .pcap.
  *
  * path is how the device fed the socket (xdp-copy, aware,
  * zerocopy with -z, hook, or hook:WHY where mode 2 fell back to the mode
@@ -84,7 +85,8 @@ static void usage(FILE *out)
 		"                           half the ring less %zu)\n"
 		"  -w, --write FILE         write the frames to a pcapng file, each\n"
 		"                           with the loss before it, and the counters\n"
-		"                           at the end; FILE.gz or FILE.zst compress\n"
+		"                           at the end (a FILE.pcap name: classic pcap,\n"
+		"                           without them); FILE.gz or FILE.zst compress\n"
 		"                           ('-': stdout, the lines then on stderr)\n"
 		"  -W, --watermark N        wake after N frames (1..%u; 1 = immediate;\n"
 		"                           default: the full frames that fill a\n"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Putting one frame into one socket's ring: filter, copy, count, signal.
+ * Putting one frame into one socket's ring: filter, cut-off, copy, count,
+ * signal.
  * Every source ends here through its device's set (dev.c): the mode 0
  * packet_type hook (hook.c), the aware driver API (aware.c), the XDP
  * paths (xdp.c, kfunc.c) and zero-copy queues (zerocopy.c); frames
@@ -80,6 +81,12 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 	caplen = min(caplen, res);
 
 	spin_lock(&rs->prod_lock);
+	if (unlikely(rs->cutoff) && ringcap_cutoff_past(rs, f)) {
+		spin_unlock(&rs->prod_lock);
+		trace_ringcap_drop(f->ifindex, f->queue, ringcap_sock_ino(rs),
+				   RINGCAP_DROP_CUTOFF);
+		return false;
+	}
 	/* A gap record first, if one is due; then the frame's, if room. */
 	if (unlikely(rs->gap_pending) &&
 	    !ringcap_gap_put(rs, ring, f->tstamp_ns, &bad))

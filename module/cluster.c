@@ -6,86 +6,29 @@
  * count. A member's full ring is its own drop: the frame is not offered to
  * another member, which would split the flow.
  */
-#include <linux/etherdevice.h>
-#include <linux/in.h>
-#include <linux/ip.h>
-#include <linux/ipv6.h>
 #include <linux/jhash.h>
 #include <linux/random.h>
 #include "ringcap.h"
 
-/* Room for two VLAN tags, the longest IPv4 header and the ports. */
-#define RINGCAP_FLOW_BYTES	(ETH_HLEN + 2 * 4 + 60 + 4)
-
 static u32 ringcap_flow_seed __read_mostly;
-
-static bool ringcap_flow_ports(u8 proto)
-{
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
-	       proto == IPPROTO_SCTP || proto == IPPROTO_UDPLITE;
-}
-
-static u32 ringcap_get32(const u8 *p)
-{
-	return get_unaligned((const u32 *)p);
-}
 
 /*
  * A hash of the frame's addresses, protocol and ports that is the same in
- * both directions: each pair is folded by XOR before hashing. IPv4
- * fragments hash without ports, all of them alike, so that the first
- * (which has the ports) stays with the rest of its datagram. Only IPv6
- * headers without extension headers are looked into for ports.
+ * both directions: each pair is folded by XOR before hashing. Fragments
+ * have no ports (flow.c), so every fragment of a datagram, the first
+ * (which has them) included, goes with the others.
  */
-static void ringcap_flow_hash(struct ringcap_frame *f)
+static u32 ringcap_flow_hash(const struct ringcap_flow *fl)
 {
-	u8 buf[RINGCAP_FLOW_BYTES];
-	u32 n = min_t(u32, f->len, sizeof(buf));
-	u32 addrs = 0, ports = 0, off = ETH_HLEN, hl, i;
-	const u8 *p;
-	u16 type;
-	u8 proto;
+	const struct ringcap_flow_key *k = &fl->key;
+	u32 addrs = 0, ports = 0;
+	unsigned int i;
 
-	f->flow_hashed = true;
-	if (f->skb) {
-		p = skb_header_pointer(f->skb, 0, n, buf);
-		if (!p)
-			return;
-	} else {
-		ringcap_frame_copy(f, buf, n);
-		p = buf;
-	}
-	if (n < ETH_HLEN)
-		return;
-	type = get_unaligned_be16(p + 12);
-	while ((type == ETH_P_8021Q || type == ETH_P_8021AD) && off + 4 <= n) {
-		type = get_unaligned_be16(p + off + 2);
-		off += 4;
-	}
-	if (type == ETH_P_IP) {
-		if (off + sizeof(struct iphdr) > n)
-			return;
-		hl = (p[off] & 0x0f) * 4;
-		proto = p[off + 9];
-		addrs = ringcap_get32(p + off + 12) ^ ringcap_get32(p + off + 16);
-		/* More fragments, or an offset: a fragment. */
-		if (get_unaligned_be16(p + off + 6) & 0x3fff)
-			proto = 0;
-	} else if (type == ETH_P_IPV6) {
-		if (off + sizeof(struct ipv6hdr) > n)
-			return;
-		hl = sizeof(struct ipv6hdr);
-		proto = p[off + 6];
-		for (i = 8; i < 40; i += 4)
-			addrs ^= ringcap_get32(p + off + i);
-	} else {
-		return;
-	}
-	if (ringcap_flow_ports(proto) && hl >= 20 && off + hl + 4 <= n)
-		ports = get_unaligned_be16(p + off + hl) ^
-			get_unaligned_be16(p + off + hl + 2);
-	f->flow_hash = jhash_3words(addrs, ports, proto, ringcap_flow_seed);
-	f->flow_ip = true;
+	for (i = 0; i < ARRAY_SIZE(k->src); i++)
+		addrs ^= (__force u32)k->src[i] ^ (__force u32)k->dst[i];
+	if (!fl->fragment)
+		ports = (__force u32)(k->sport ^ k->dport);
+	return jhash_3words(addrs, ports, k->proto, ringcap_flow_seed);
 }
 
 /**
@@ -104,12 +47,13 @@ struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 	case RINGCAP_CLUSTER_QUEUE:
 		return d->socks[f->queue % d->nr];
 	default:
-		if (!f->flow_hashed)
-			ringcap_flow_hash(f);
+		if (!f->flow_parsed)
+			ringcap_flow_parse(f);
 		/* Non-IP frames all go to one member. */
-		if (!f->flow_ip)
+		if (!f->flow.key.family)
 			return d->socks[0];
-		return d->socks[reciprocal_scale(f->flow_hash, d->nr)];
+		return d->socks[reciprocal_scale(ringcap_flow_hash(&f->flow),
+						 d->nr)];
 	}
 }
 

@@ -10,6 +10,8 @@
 /* The structure grows only at its end (uapi): its first size is fixed. */
 static_assert(RINGCAP_GAP_SIZE_V1 ==
 	      offsetofend(struct ringcap_gap, nic));
+static_assert(RINGCAP_GAP_SIZE_V2 ==
+	      offsetofend(struct ringcap_gap, cutoff));
 
 /**
  * ringcap_gap_lost - count a frame meant for the socket that it lost

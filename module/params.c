@@ -18,6 +18,8 @@ unsigned int ringcap_default_watermark = 64;
 unsigned int ringcap_default_timeout_us = 1000;
 unsigned int ringcap_max_persist = 4;
 unsigned int ringcap_persist_timeout = 300;
+unsigned int ringcap_cutoff_flows = 4096;
+unsigned int ringcap_cutoff_idle = 60;
 
 /**
  * ringcap_mode - the transparent mode now
@@ -111,6 +113,17 @@ static int set_persist_timeout(const char *val, const struct kernel_param *kp)
 	return ringcap_param_set(val, kp, 1, 86400, false);
 }
 
+/* Each flow costs its socket about 100 bytes (cutoff.c). */
+static int set_cutoff_flows(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, 16, 1 << 20, false);
+}
+
+static int set_cutoff_idle(const char *val, const struct kernel_param *kp)
+{
+	return ringcap_param_set(val, kp, 1, 86400, false);
+}
+
 #define RINGCAP_PARAM_OPS(name, setter)				\
 	static const struct kernel_param_ops name = {		\
 		.set = setter,					\
@@ -125,6 +138,8 @@ RINGCAP_PARAM_OPS(watermark_ops, set_watermark);
 RINGCAP_PARAM_OPS(timeout_ops, set_timeout);
 RINGCAP_PARAM_OPS(max_persist_ops, set_max_persist);
 RINGCAP_PARAM_OPS(persist_timeout_ops, set_persist_timeout);
+RINGCAP_PARAM_OPS(cutoff_flows_ops, set_cutoff_flows);
+RINGCAP_PARAM_OPS(cutoff_idle_ops, set_cutoff_idle);
 
 module_param_cb(transparent_mode, &mode_ops, &transparent_mode, 0644);
 MODULE_PARM_DESC(transparent_mode,
@@ -143,3 +158,7 @@ module_param_cb(max_persist, &max_persist_ops, &ringcap_max_persist, 0644);
 MODULE_PARM_DESC(max_persist, "persistent rings each user may hold, 0..1024 (default 4)");
 module_param_cb(persist_timeout, &persist_timeout_ops, &ringcap_persist_timeout, 0644);
 MODULE_PARM_DESC(persist_timeout, "seconds an unclaimed persistent ring is kept, 1..86400 (default 300)");
+module_param_cb(cutoff_flows, &cutoff_flows_ops, &ringcap_cutoff_flows, 0644);
+MODULE_PARM_DESC(cutoff_flows, "flows a socket with RINGCAP_FLOW_CUTOFF tracks, 16..1048576 (default 4096)");
+module_param_cb(cutoff_idle, &cutoff_idle_ops, &ringcap_cutoff_idle, 0644);
+MODULE_PARM_DESC(cutoff_idle, "seconds after which a quiet flow starts afresh, 1..86400 (default 60)");

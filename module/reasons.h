@@ -18,6 +18,7 @@
  *   ring_full     no room in the ring: the reader is behind (dropped)
  *   bad_consumer  the reader wrote an invalid consumer (dropped, bad_consumer)
  *   filter        the socket's BPF filter refused it (filtered)
+ *   cutoff        past its flow's cut-off, RINGCAP_FLOW_CUTOFF (cutoff)
  * A sleeping reader woken:
  *   watermark     N frames since the last signal, or a full ring (wakeups)
  *   timer         m us after the first unsignalled frame (wakeups_timer)
@@ -25,7 +26,8 @@
 #define RINGCAP_DROP_REASONS(FN, FNe)		\
 	FN(RING_FULL, ring_full)		\
 	FN(BAD_CONSUMER, bad_consumer)		\
-	FNe(FILTER, filter)
+	FN(FILTER, filter)			\
+	FNe(CUTOFF, cutoff)
 
 #define RINGCAP_WAKE_REASONS(FN, FNe)		\
 	FN(WATERMARK, watermark)		\
@@ -34,7 +36,10 @@
 #define __RINGCAP_DROP_ENUM(c, name)	RINGCAP_DROP_##c,
 #define __RINGCAP_WAKE_ENUM(c, name)	RINGCAP_WAKE_##c,
 
-/* RINGCAP_DROP_RING_FULL (0), RINGCAP_DROP_BAD_CONSUMER, RINGCAP_DROP_FILTER */
+/*
+ * RINGCAP_DROP_RING_FULL (0), RINGCAP_DROP_BAD_CONSUMER, RINGCAP_DROP_FILTER,
+ * RINGCAP_DROP_CUTOFF
+ */
 enum ringcap_drop_reason {
 	RINGCAP_DROP_REASONS(__RINGCAP_DROP_ENUM, __RINGCAP_DROP_ENUM)
 	__RINGCAP_DROP_MAX	/* not a reason: how many there are */

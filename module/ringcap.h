@@ -50,6 +50,8 @@ extern unsigned int ringcap_default_watermark;
 extern unsigned int ringcap_default_timeout_us;
 extern unsigned int ringcap_max_persist;
 extern unsigned int ringcap_persist_timeout;
+extern unsigned int ringcap_cutoff_flows;
+extern unsigned int ringcap_cutoff_idle;
 enum ringcap_mode ringcap_mode(void);
 void ringcap_mode_follow(void (*changed)(void));
 
@@ -67,6 +69,7 @@ struct ringcap_ring {
 	u64 prod;	/* the producer position; the shared copy is a mirror */
 };
 
+struct ringcap_cutoff;
 struct ringcap_dev;
 struct ringcap_xdp_hold;
 
@@ -108,6 +111,7 @@ struct ringcap_sock {
 	struct ringcap_zc *zc;		/* zero-copy binding, under rtnl and lock */
 	bool capture;			/* RINGCAP_CAPTURE, set before bind */
 	bool gaps;			/* RINGCAP_GAPS, set before bind */
+	struct ringcap_cutoff *cutoff;	/* RINGCAP_FLOW_CUTOFF, set before bind */
 	u32 tx_size;			/* RINGCAP_TX_RING_SIZE, 0: none */
 	struct ringcap_tx *tx;		/* the transmit ring (tx.c), set once */
 
@@ -156,6 +160,28 @@ static inline u64 ringcap_sock_ino(const struct ringcap_sock *rs)
 	return sock ? SOCK_INODE(sock)->i_ino : 0;
 }
 
+/*
+ * A flow in one direction (flow.c): what the cut-off tells flows apart
+ * by, compared and hashed as 40 bytes, so zeroed before it is filled.
+ */
+struct ringcap_flow_key {
+	__be32 src[4], dst[4];		/* IPv4: the first word of each */
+	__be16 sport, dport;		/* 0 without ports, and in a fragment */
+	u16 vlan;			/* VLAN id, 0 for none */
+	u8 proto;			/* the transport protocol */
+	u8 family;			/* 4 or 6; 0: not IP, no flow */
+};
+
+struct ringcap_flow {
+	struct ringcap_flow_key key;
+	u8 tcp_flags;			/* TCP: its flags byte; else 0 */
+#define RINGCAP_TCP_FIN	0x01		/* bits of the flags byte (RFC 9293) */
+#define RINGCAP_TCP_SYN	0x02
+#define RINGCAP_TCP_RST	0x04
+#define RINGCAP_TCP_ACK	0x10
+	bool fragment;			/* not a whole datagram */
+};
+
 /* A frame on its way into a ring, from any source. */
 struct ringcap_frame {
 	struct sk_buff *skb;		/* mode 0: data starts at the MAC header */
@@ -171,9 +197,8 @@ struct ringcap_frame {
 	__be16 vlan_proto;
 	u32 rss_hash;
 	u64 tstamp_ns;
-	u32 flow_hash;			/* cluster.c, once flow_hashed */
-	bool flow_hashed;
-	bool flow_ip;			/* flow_hash covers addresses */
+	struct ringcap_flow flow;	/* flow.c, once flow_parsed */
+	bool flow_parsed;
 	bool zc;			/* zero-copy: data is in a mapped buffer */
 	u32 zc_offset;			/* zero-copy: its offset in the mapping */
 };
@@ -243,6 +268,15 @@ void ringcap_frame_meta(struct ringcap_frame *f,
 struct sk_buff *ringcap_filter_skb(struct ringcap_frame *f);
 void ringcap_frame_copy(const struct ringcap_frame *f, void *to, u32 len);
 void ringcap_frame_untag(struct ringcap_frame *f);
+
+/* flow.c */
+void ringcap_flow_parse(struct ringcap_frame *f);
+
+/* cutoff.c */
+int ringcap_cutoff_set(struct ringcap_sock *rs, u32 bytes);
+void ringcap_cutoff_free(struct ringcap_sock *rs);
+u32 ringcap_cutoff_limit(struct ringcap_sock *rs);
+bool ringcap_cutoff_past(struct ringcap_sock *rs, struct ringcap_frame *f);
 
 /* capture.c */
 bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);

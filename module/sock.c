@@ -24,6 +24,7 @@ static struct proto ringcap_proto = {
 static void ringcap_sk_destruct(struct sock *sk)
 {
 	ringcap_tx_free(ringcap_sk(sk));
+	ringcap_cutoff_free(ringcap_sk(sk));
 	ringcap_ring_free(ringcap_sk(sk)->ring);
 	put_pid(ringcap_sk(sk)->pid);
 }

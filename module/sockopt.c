@@ -140,6 +140,17 @@ static int ringcap_set_gaps(struct ringcap_sock *rs,
 	return 0;
 }
 
+static int ringcap_set_cutoff(struct ringcap_sock *rs,
+			      const union ringcap_optval *v)
+{
+	return ringcap_cutoff_set(rs, v->u32);
+}
+
+static int ringcap_check_cutoff(const union ringcap_optval *v)
+{
+	return v->u32 <= RINGCAP_FLOW_CUTOFF_MAX ? 0 : -EINVAL;
+}
+
 static int ringcap_check_name(const union ringcap_optval *v)
 {
 	return ringcap_persist_name(v->name, strlen(v->name));
@@ -265,6 +276,9 @@ static const struct ringcap_setopt ringcap_setopts[] = {
 				     ringcap_set_gaps),
 	[RINGCAP_PERSIST] = RINGCAP_NAME(RINGCAP_FIXED_AT_BIND, false,
 					 ringcap_set_persist),
+	[RINGCAP_FLOW_CUTOFF] = RINGCAP_U32(RINGCAP_FIXED_AT_BIND,
+					    ringcap_check_cutoff,
+					    ringcap_set_cutoff),
 	[RINGCAP_PERSIST_DELETE] = RINGCAP_NAME(RINGCAP_FIXED_NEVER, true,
 						ringcap_set_persist_delete),
 };
@@ -382,6 +396,14 @@ static int ringcap_get_gaps(struct ringcap_sock *rs, union ringcap_getval *v)
 	return 0;
 }
 
+static int ringcap_get_cutoff(struct ringcap_sock *rs, union ringcap_getval *v)
+{
+	mutex_lock(&rs->lock);
+	v->u32 = ringcap_cutoff_limit(rs);
+	mutex_unlock(&rs->lock);
+	return 0;
+}
+
 /* The name, zero-padded to RINGCAP_PERSIST_NAME_MAX bytes. */
 static int ringcap_get_persist(struct ringcap_sock *rs, union ringcap_getval *v)
 {
@@ -469,6 +491,8 @@ static_assert(RINGCAP_RING_INFO_SIZE_V2 ==
 	      offsetofend(struct ringcap_ring_info, zc_nr_bufs));
 static_assert(RINGCAP_STATS_SIZE_V1 ==
 	      offsetofend(struct ringcap_stats, nic_dropped));
+static_assert(RINGCAP_STATS_SIZE_V2 ==
+	      offsetofend(struct ringcap_stats, flows_evicted));
 static_assert(RINGCAP_TX_STATS_SIZE_V1 ==
 	      offsetofend(struct ringcap_tx_stats, kicks));
 
@@ -486,6 +510,7 @@ static const struct ringcap_getopt ringcap_getopts[] = {
 	[RINGCAP_GAPS] = RINGCAP_GET(u32, ringcap_get_gaps),
 	[RINGCAP_PERSIST] = RINGCAP_GET(char[RINGCAP_PERSIST_NAME_MAX],
 					ringcap_get_persist),
+	[RINGCAP_FLOW_CUTOFF] = RINGCAP_GET(u32, ringcap_get_cutoff),
 	[RINGCAP_RING_INFO] = RINGCAP_GET_GROWS(struct ringcap_ring_info,
 						RINGCAP_RING_INFO_SIZE_V1,
 						ringcap_get_ring_info),

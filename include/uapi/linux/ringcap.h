@@ -102,6 +102,7 @@ struct sockaddr_ringcap {
 /* names: 1..RINGCAP_PERSIST_NAME_MAX bytes of [A-Za-z0-9._-], optlen their length */
 #define RINGCAP_PERSIST		12	/* before bind: a ring that outlives its reader, see below */
 #define RINGCAP_PERSIST_DELETE	13	/* write-only: delete the persistent ring of that name */
+#define RINGCAP_FLOW_CUTOFF	14	/* bytes per flow and direction, 0 (default: off) or 1..RINGCAP_FLOW_CUTOFF_MAX, before bind; see below */
 /* struct-sized */
 #define RINGCAP_CLUSTER		6	/* struct ringcap_cluster, set before bind */
 #define RINGCAP_XDP_LINK	7	/* struct ringcap_xdp_link, write-only, after bind */
@@ -126,6 +127,7 @@ struct sockaddr_ringcap {
 #define RINGCAP_RING_INFO_SIZE_V1	16	/* also TX_INFO */
 #define RINGCAP_RING_INFO_SIZE_V2	40	/* + the zero-copy area */
 #define RINGCAP_STATS_SIZE_V1		56
+#define RINGCAP_STATS_SIZE_V2		80	/* + the per-flow cut-off */
 #define RINGCAP_TX_STATS_SIZE_V1	48
 
 /*
@@ -468,6 +470,10 @@ struct ringcap_stats {
 	__u64	wakeups_timer;	/* of those, by the timeout rather than N */
 	__u64	bad_consumer;	/* frames dropped on an invalid consumer */
 	__u64	nic_dropped;	/* device's rx_missed_errors since bind */
+	/* Since RINGCAP_STATS_SIZE_V2 (RINGCAP_FLOW_CUTOFF): */
+	__u64	cutoff;		/* frames past their flow's cut-off, not copied */
+	__u64	cutoff_bytes;	/* their wire bytes */
+	__u64	flows_evicted;	/* flows forgotten for room before they ended */
 };
 
 /* First page of the mapping. Offsets are fixed by the ABI. */
@@ -544,6 +550,7 @@ struct ringcap_rec {
  * existed.
  */
 #define RINGCAP_GAP_SIZE_V1	24
+#define RINGCAP_GAP_SIZE_V2	32	/* + cutoff */
 
 struct ringcap_gap {
 	__u64	ring_full;	/* no room in the ring, or an invalid consumer */
@@ -552,6 +559,10 @@ struct ringcap_gap {
 				 * it (ringcap_e1000e: the missed packet
 				 * counter, read every second): device-wide,
 				 * so before the filter */
+	/* Since RINGCAP_GAP_SIZE_V2: */
+	__u64	cutoff;		/* past their flow's cut-off (RINGCAP_FLOW_CUTOFF):
+				 * left out on purpose, not lost; their sum is
+				 * RINGCAP_STATS cutoff */
 };
 
 /*
@@ -582,5 +593,38 @@ struct ringcap_gap {
  * none) and an unclaimed ring with pid 0.
  */
 #define RINGCAP_PERSIST_NAME_MAX 32
+
+/*
+ * Per-flow cut-off (RINGCAP_FLOW_CUTOFF, bytes, before bind). The socket
+ * keeps the first frames of each flow, in each direction, until the wire
+ * bytes of that flow and direction reach the cut-off: a frame is copied
+ * when the flow's bytes before it are below the cut-off (so the frame that
+ * crosses it is kept whole, snaplen permitting), and every later frame of
+ * the flow is counted in RINGCAP_STATS cutoff and cutoff_bytes, not
+ * copied, and with RINGCAP_GAPS shown as a gap record's cutoff count. It
+ * applies after the socket's filter, to frames the filter accepted; a
+ * frame lost to a full ring still counts towards its flow's bytes.
+ *
+ * A flow is its VLAN id, IP version, source and destination address,
+ * transport protocol and, for TCP, UDP, SCTP and UDP-Lite, source and
+ * destination port, in that direction; an IPv4 fragment or an IPv6 one
+ * (behind any extension headers) has no ports, so the fragments after a
+ * datagram's first make a flow of their own. Frames that are not IPv4 or
+ * IPv6 are never cut. A flow ends, and its next frame starts it afresh:
+ *   - after a TCP frame with FIN or RST in that direction, and at a TCP
+ *     SYN without ACK (a new connection on the same ports);
+ *   - after cutoff_idle seconds without a frame (module parameter,
+ *     default 60).
+ * Each socket tracks at most cutoff_flows flows (module parameter,
+ * default 4096, read when the option is set): when a new flow needs room,
+ * the one seen least recently is forgotten and counted in flows_evicted,
+ * and if it comes back it starts afresh. So a full table makes the socket
+ * keep more than the cut-off, never less. The table is allocated when the
+ * option is set and charged, as the ring is, to the memory cgroup of the
+ * task that set it. With a flow cluster every flow's frames reach one
+ * member, so each member's cut-off sees whole flows; with the rr and
+ * queue policies a member sees only its share of each flow.
+ */
+#define RINGCAP_FLOW_CUTOFF_MAX	(1U << 31)
 
 #endif /* _UAPI_LINUX_RINGCAP_H */

@@ -62,6 +62,13 @@
  *                         restart leaves no hole (what the ring could
  *                         not hold meanwhile is counted in ps_drop);
  *                         ringcap required
+ *   RINGCAP_CUTOFF=BYTES  a per-flow cut-off (1..2147483648, k or M
+ *                         suffix): of each flow, in each direction, only
+ *                         the frames that start within its first BYTES
+ *                         reach the program; the kernel counts the rest
+ *                         (in ps_recv, not in ps_drop: they passed the
+ *                         filter and were left out on purpose); ringcap
+ *                         required
  *   RINGCAP_WATERMARK=N   N, frames per wake-up outside immediate mode,
  *                         fixed. Unset, N adapts (rc_pcap_adapt()): 64,
  *                         as before, while frames come slower than 64
@@ -103,9 +110,10 @@
  *                  required_select_timeout is needed
  *   filters        SO_ATTACH_FILTER on the ringcap socket; if the kernel
  *                  refuses the program, it runs here instead
- *   stats          ps_recv = received + dropped (frames that passed the
- *                  filter, whether or not they fitted in the ring, as the
- *                  Linux backend counts tp_packets), ps_drop = dropped
+ *   stats          ps_recv = received + dropped + cutoff (frames that
+ *                  passed the filter, whether or not they fitted in the
+ *                  ring or their flow's cut-off, as the Linux backend
+ *                  counts tp_packets), ps_drop = dropped
  *                  (ring full), ps_ifdrop = the device's missed frames
  *                  since bind (nic_dropped)
  *   timestamps     micro- or nanosecond precision from the record's
@@ -196,6 +204,7 @@ struct rc_pcap_req {
 	uint32_t cluster_policy;
 	int zerocopy;		/* RINGCAP_ZEROCOPY=1 */
 	char persist[RINGCAP_PERSIST_NAME_MAX + 1];	/* RINGCAP_PERSIST */
+	uint32_t cutoff;	/* RINGCAP_CUTOFF, 0: none */
 	int by_name;		/* "ringcap:" or "@" in the name */
 	/*
 	 * The first variable that asks for ringcap with a plain name, as
@@ -347,6 +356,37 @@ static int rc_pcap_env_persist(struct rc_pcap_req *req, char *ebuf)
 		return -1;
 	}
 	memcpy(req->persist, v, n + 1);
+	return 0;
+}
+
+/*
+ * RINGCAP_CUTOFF=BYTES, decimal with an optional k or M (binary, as the
+ * tools' sizes), 1..RINGCAP_FLOW_CUTOFF_MAX; 0 when unset.
+ */
+static int rc_pcap_env_cutoff(struct rc_pcap_req *req, char *ebuf)
+{
+	const char *v = getenv("RINGCAP_CUTOFF");
+	unsigned long long val;
+	unsigned int shift = 0;
+	char *end;
+
+	req->cutoff = 0;
+	if (!v || !*v)
+		return 0;
+	errno = 0;
+	val = strtoull(v, &end, 10);
+	if (*end == 'k' || *end == 'K')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	if (errno || *end || v[0] < '0' || v[0] > '9' || !val ||
+	    val > RINGCAP_FLOW_CUTOFF_MAX >> shift) {
+		snprintf(ebuf, PCAP_ERRBUF_SIZE,
+			 "ringcap: RINGCAP_CUTOFF=\"%.40s\": expected bytes per flow, 1..%u (k or M suffix allowed)",
+			 v, RINGCAP_FLOW_CUTOFF_MAX);
+		return -1;
+	}
+	req->cutoff = (uint32_t)(val << shift);
 	return 0;
 }
 
@@ -836,13 +876,13 @@ static int rc_pcap_stats(pcap_t *p, struct pcap_stat *ps)
 	struct pcap_ringcap *prc = p->priv;
 	struct ringcap_stats st;
 
-	if (rcap_stats(prc->rc, &st)) {
+	if (rcap_stats_sized(prc->rc, &st, sizeof(st))) {
 		snprintf(p->errbuf, PCAP_ERRBUF_SIZE, "ringcap: %s",
 			 rcap_errmsg(prc->rc));
 		return PCAP_ERROR;
 	}
 	/* u_int counters, as everywhere in libpcap: they wrap. */
-	ps->ps_recv = (u_int)(st.received + st.dropped);
+	ps->ps_recv = (u_int)(st.received + st.dropped + st.cutoff);
 	ps->ps_drop = (u_int)st.dropped;
 	ps->ps_ifdrop = (u_int)st.nic_dropped;
 	return 0;
@@ -969,6 +1009,8 @@ static int rc_pcap_setup(pcap_t *p, struct pcap_ringcap *prc)
 	if (prc->req.zerocopy && rcap_set_zerocopy(rc, 1))
 		return -1;
 	if (prc->req.persist[0] && rcap_set_persist(rc, prc->req.persist))
+		return -1;
+	if (prc->req.cutoff && rcap_set_cutoff(rc, prc->req.cutoff))
 		return -1;
 	if (rcap_bind(rc, prc->req.ifname, prc->req.queue) ||
 	    rcap_map(rc))
@@ -1154,7 +1196,8 @@ static int rc_pcap_claim(const char *device, struct rc_pcap_req *req,
 	if (req->queue >= 0 || strchr(name, '@'))
 		req->by_name = 1;
 	if (rc_pcap_env_queue(&envq, ebuf) || rc_pcap_env_cluster(req, ebuf) ||
-	    rc_pcap_env_zerocopy(req, ebuf) || rc_pcap_env_persist(req, ebuf))
+	    rc_pcap_env_zerocopy(req, ebuf) || rc_pcap_env_persist(req, ebuf) ||
+	    rc_pcap_env_cutoff(req, ebuf))
 		return -1;
 	if (envq >= 0) {
 		if (req->queue >= 0 && req->queue != envq) {
@@ -1183,6 +1226,9 @@ static int rc_pcap_claim(const char *device, struct rc_pcap_req *req,
 	else if (req->persist[0])
 		snprintf(req->by_env, sizeof(req->by_env),
 			 "RINGCAP_PERSIST=%s", req->persist);
+	else if (req->cutoff)
+		snprintf(req->by_env, sizeof(req->by_env),
+			 "RINGCAP_CUTOFF=%.40s", getenv("RINGCAP_CUTOFF"));
 	if (req->by_name || req->by_env[0])
 		return 1;
 	if (!strcmp(req->ifname, "any") ||

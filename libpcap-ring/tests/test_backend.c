@@ -53,6 +53,7 @@ static struct {
 	int cl_errno;		/* refuse the next join with this */
 	int zerocopy;		/* rcap_set_zerocopy() asked for it */
 	char persist[40];	/* rcap_set_persist()'s name */
+	uint32_t cutoff;	/* rcap_set_cutoff()'s bytes */
 	int zc_binds;		/* binds before it */
 	int bind_errno;		/* refuse the next bind with this */
 	uint32_t tx_ring;	/* RINGCAP_TX_RING_SIZE asked for */
@@ -154,6 +155,12 @@ int rcap_set_persist(struct ringcap *rc, const char *name)
 	snprintf(k.persist, sizeof(k.persist), "%s", name);
 	return 0;
 }
+int rcap_set_cutoff(struct ringcap *rc, uint32_t bytes)
+{
+	(void)rc;
+	k.cutoff = bytes;
+	return 0;
+}
 int rcap_set_capture(struct ringcap *rc, int on)
 {
 	(void)rc;
@@ -224,7 +231,14 @@ int rcap_map(struct ringcap *rc)
 int rcap_stats(struct ringcap *rc, struct ringcap_stats *st)
 {
 	(void)rc;
-	*st = k.st;
+	memcpy(st, &k.st, RINGCAP_STATS_SIZE_V1);
+	return 0;
+}
+int rcap_stats_sized(struct ringcap *rc, struct ringcap_stats *st,
+		     size_t size)
+{
+	(void)rc;
+	memcpy(st, &k.st, size < sizeof(k.st) ? size : sizeof(k.st));
 	return 0;
 }
 int rcap_parse_spec(const char *spec, char *ifname, size_t len, int *queue)
@@ -441,7 +455,8 @@ static void open_close(const char *dev, int timeout_ms, int buffer_size,
  */
 static const char *const rc_vars[] = {
 	"RINGCAP_QUEUE", "RINGCAP_REQUIRE", "RINGCAP_CLUSTER",
-	"RINGCAP_DISABLE", "RINGCAP_ZEROCOPY", "RINGCAP_PERSIST", NULL,
+	"RINGCAP_DISABLE", "RINGCAP_ZEROCOPY", "RINGCAP_PERSIST",
+	"RINGCAP_CUTOFF", NULL,
 };
 
 static int try_open(const char *dev, char *err, ...)
@@ -602,6 +617,37 @@ static void test_env_persist(void)
 	k.persist[0] = '\0';
 	ret = try_open("lo", err, "RINGCAP_PERSIST=", NULL);
 	ok(!ret && !k.persist[0], "an empty RINGCAP_PERSIST is unset (%s)", err);
+}
+
+/* RINGCAP_CUTOFF: bytes with a suffix, claims the device, reaches bind. */
+static void test_env_cutoff(void)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	int ret;
+
+	k.cutoff = 0;
+	ret = try_open("lo", err, "RINGCAP_CUTOFF=1500", NULL);
+	ok(!ret && k.cutoff == 1500 && !strcmp(k.ifname, "lo"),
+	  "RINGCAP_CUTOFF=1500: lo through ringcap, the cut-off set (%s)", err);
+	ret = try_open("lo", err, "RINGCAP_CUTOFF=64k", NULL);
+	ok(!ret && k.cutoff == 65536, "RINGCAP_CUTOFF=64k is 65536 (%u)",
+	  k.cutoff);
+	ret = try_open("lo", err, "RINGCAP_CUTOFF=2048M", NULL);
+	ok(!ret && k.cutoff == 1U << 31, "2048M, the largest, taken (%u)",
+	  k.cutoff);
+	ret = try_open("lo", err, "RINGCAP_CUTOFF=1x", NULL);
+	ok(ret == -1 && !strcmp(err,
+	  "ringcap: RINGCAP_CUTOFF=\"1x\": expected bytes per flow, 1..2147483648 (k or M suffix allowed)"),
+	  "RINGCAP_CUTOFF=1x: pcap_create fails naming it (%s)", err);
+	ok(try_open("lo", err, "RINGCAP_CUTOFF=0", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_CUTOFF=-5", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_CUTOFF=2049M", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_CUTOFF=17592186044417M", NULL) == -1 &&
+	  try_open("lo", err, "RINGCAP_CUTOFF=99999999999999999999", NULL) == -1,
+	  "RINGCAP_CUTOFF 0, -5, 2049M, 2^44+1 M (2^20 when wrapped), 10^20 refused");
+	k.cutoff = 9;
+	ret = try_open("lo", err, "RINGCAP_CUTOFF=", NULL);
+	ok(!ret && k.cutoff == 9, "an empty RINGCAP_CUTOFF is unset (%s)", err);
 }
 
 /* RINGCAP_ZEROCOPY: parsing, what it needs, and that it reaches bind. */
@@ -1027,9 +1073,10 @@ int main(void)
 	k.st.received = 10;
 	k.st.dropped = 5;
 	k.st.nic_dropped = 3;
+	k.st.cutoff = 7;
 	pcap_stats(p, &ps);
-	ok(ps.ps_recv == 15 && ps.ps_drop == 5 && ps.ps_ifdrop == 3,
-	  "stats: recv = received + dropped, drop, ifdrop = nic_dropped");
+	ok(ps.ps_recv == 22 && ps.ps_drop == 5 && ps.ps_ifdrop == 3,
+	  "stats: recv = received + dropped + cutoff, drop, ifdrop = nic_dropped");
 	ok(pcap_setdirection(p, PCAP_D_OUT) < 0 &&
 	  !pcap_setdirection(p, PCAP_D_IN), "direction: OUT refused, IN ok");
 
@@ -1134,6 +1181,7 @@ int main(void)
 	test_env();
 	test_env_zerocopy();
 	test_env_persist();
+	test_env_cutoff();
 	test_zerocopy_read();
 	test_inject();
 	return tap_done();

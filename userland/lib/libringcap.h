@@ -129,6 +129,14 @@ int rcap_gap(const struct ringcap_pkt *pkt, struct ringcap_gap *gap);
  */
 int rcap_set_persist(struct ringcap *rc, const char *name);
 /*
+ * A per-flow cut-off (RINGCAP_FLOW_CUTOFF), before bind: of each flow,
+ * in each direction, only the frames that start within its first @bytes
+ * wire bytes are captured; the rest are counted (rcap_stats_sized()
+ * cutoff, cutoff_bytes) and, with gap records, reported in them. 0: none.
+ * Since libringcap 1.4.
+ */
+int rcap_set_cutoff(struct ringcap *rc, uint32_t bytes);
+/*
  * Delete the unclaimed persistent ring @name of the socket's network
  * namespace (RINGCAP_PERSIST_DELETE): ENOENT, EACCES or EBUSY as the
  * message says. Any socket does, bound or not. Since libringcap 1.3.
@@ -248,6 +256,13 @@ int rcap_poll_result(struct ringcap *rc, short revents);
  * never written past; as rcap_tx_stats() with RINGCAP_TX_STATS_SIZE_V1.
  */
 int rcap_stats(struct ringcap *rc, struct ringcap_stats *st);
+/*
+ * The same with the structure's size this program was built with
+ * (sizeof(*st)): fields the kernel's older structure lacks are 0.
+ * Since libringcap 1.4.
+ */
+int rcap_stats_sized(struct ringcap *rc, struct ringcap_stats *st,
+		     size_t size);
 
 /*
  * Transmit ring (RINGCAP_TX_RING_SIZE in the ABI header): frames copied

@@ -5,6 +5,7 @@
  * policy, classic BPF filters and the counters.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/socket.h>
 #include "internal.h"
@@ -28,6 +29,8 @@ static const char *rc_optname(int name)
 		return "transmit ring size";
 	case RINGCAP_CAPTURE:
 		return "capture";
+	case RINGCAP_FLOW_CUTOFF:
+		return "the per-flow cut-off";
 	}
 	return "option";
 }
@@ -44,7 +47,8 @@ static int rc_setopt(struct ringcap *rc, int name, uint32_t val)
 	 */
 	if (errno == EBUSY && (name == RINGCAP_ZEROCOPY ||
 			       name == RINGCAP_TX_RING_SIZE ||
-			       name == RINGCAP_CAPTURE))
+			       name == RINGCAP_CAPTURE ||
+			       name == RINGCAP_FLOW_CUTOFF))
 		why = " (the socket is already bound: set it before bind)";
 	else if (errno == EBUSY)
 		why = " (the ring already exists: set it before bind/map)";
@@ -53,6 +57,10 @@ static int rc_setopt(struct ringcap *rc, int name, uint32_t val)
 	else if (errno == ENOPROTOOPT && (name == RINGCAP_TX_RING_SIZE ||
 					  name == RINGCAP_CAPTURE))
 		why = " (the loaded module has no transmit ring)";
+	else if (errno == ENOPROTOOPT && name == RINGCAP_FLOW_CUTOFF)
+		why = " (the loaded module has no per-flow cut-off)";
+	else if (errno == ENOMEM && name == RINGCAP_FLOW_CUTOFF)
+		why = " (no memory for the flow table: module parameter cutoff_flows)";
 	else if (errno == EINVAL && name == RINGCAP_TX_RING_SIZE)
 		why = " (not 0 or a power of two within the module's limits)";
 	else if (errno == EINVAL && name == RINGCAP_SNAPLEN)
@@ -120,6 +128,11 @@ int rcap_set_capture(struct ringcap *rc, int on)
 int rcap_set_gaps(struct ringcap *rc, int on)
 {
 	return rc_setopt(rc, RINGCAP_GAPS, on ? 1 : 0);
+}
+
+int rcap_set_cutoff(struct ringcap *rc, uint32_t bytes)
+{
+	return rc_setopt(rc, RINGCAP_FLOW_CUTOFF, bytes);
 }
 
 /* A name option: its bytes, without the NUL (uapi). */
@@ -205,19 +218,29 @@ int rcap_clear_filter(struct ringcap *rc)
 		       strerror(errno));
 }
 
+int rcap_stats_sized(struct ringcap *rc, struct ringcap_stats *st,
+		     size_t size)
+{
+	socklen_t len = size;
+
+	if (size < RINGCAP_STATS_SIZE_V1 || size > INT_MAX)
+		return rc_fail(rc, EINVAL,
+			       "reading the counters: %zu bytes is below the first size, %d",
+			       size, RINGCAP_STATS_SIZE_V1);
+	memset(st, 0, size);
+	if (!getsockopt(rc->fd, SOL_RINGCAP, RINGCAP_STATS, st, &len))
+		return 0;
+	return rc_fail(rc, errno, "reading the counters: %s", strerror(errno));
+}
+
 int rcap_stats(struct ringcap *rc, struct ringcap_stats *st)
 {
 	/*
 	 * The first size, not sizeof: a program built before the structure
-	 * grows passes the smaller one, and this library must not write
-	 * past it. Later fields will need a function that takes a size.
+	 * grew passes the smaller one, and this library must not write past
+	 * it. Later fields come through rcap_stats_sized().
 	 */
-	socklen_t len = RINGCAP_STATS_SIZE_V1;
-
-	memset(st, 0, len);
-	if (!getsockopt(rc->fd, SOL_RINGCAP, RINGCAP_STATS, st, &len))
-		return 0;
-	return rc_fail(rc, errno, "reading the counters: %s", strerror(errno));
+	return rcap_stats_sized(rc, st, RINGCAP_STATS_SIZE_V1);
 }
 
 /* The names before libringcap 1.2 (libringcap.h). */

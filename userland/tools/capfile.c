@@ -3,8 +3,8 @@
  * ringcount's capture file (capfile.h). The counters go into the
  * Interface Statistics Block as docs/PCAPNG.md says:
  *
- *   isb_ifrecv        received + dropped + filtered  (frames offered)
- *   isb_filteraccept  received + dropped             (passed the filter)
+ *   isb_ifrecv        received + dropped + filtered + cutoff  (offered)
+ *   isb_filteraccept  received + dropped + cutoff    (passed the filter)
  *   isb_osdrop        dropped                        (the ring was full)
  *   isb_ifdrop        nic_dropped                    (the NIC's own loss)
  *   isb_usrdeliv      frames this program read
@@ -136,9 +136,10 @@ int capfile_close(struct capfile *cf, const struct ringcap_stats *st,
 			PCAPNG_ISB_USRDELIV,
 		.start_ns = cf->start_ns,
 		.end_ns = real_ns(),
-		.ifrecv = st->received + st->dropped + st->filtered,
+		.ifrecv = st->received + st->dropped + st->filtered +
+			  st->cutoff,
 		.ifdrop = st->nic_dropped,
-		.filteraccept = st->received + st->dropped,
+		.filteraccept = st->received + st->dropped + st->cutoff,
 		.osdrop = st->dropped,
 		.usrdeliv = captured,
 	};

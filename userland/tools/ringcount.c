@@ -10,11 +10,13 @@
  *   bad_consumer=0 cluster=- path=hook
  *
  * (one line), then gaps= and gap_lost=: the gap records read (the
- * socket keeps them, RINGCAP_GAPS) and the frames they say were lost.
+ * socket keeps them, RINGCAP_GAPS) and the frames they say were lost;
+ * then cutoff=, cutoff_bytes= and flows_evicted= of the per-flow cut-off
+ * (-k; frames left out on purpose, not lost).
  * Each gap record is also printed as it comes (unless -q), at most
  * GAP_LINES a second:
  *
- *   gap: t=1.52 lost=37 ring_full=37 cluster_full=0 nic=0 after=5120
+ *   gap: t=1.52 lost=37 ring_full=37 cluster_full=0 nic=0 cutoff=0 after=5120
  *
  * (after: the frames read before it). With -w FILE the frames go into a
  * pcapng file (capfile.h), each with the loss before it, or into a
@@ -59,6 +61,7 @@ struct opts {
 	int zerocopy;			/* -z: the NIC's own buffers */
 	int quiet;
 	const char *wfile;		/* -w: the pcapng file, or NULL */
+	uint32_t cutoff;		/* -k: bytes per flow, 0: none */
 	char path[24];			/* the path at bind */
 };
 
@@ -96,6 +99,10 @@ static void usage(FILE *out)
 		"                           default 100000)\n"
 		"  -r, --ring-size BYTES    ring data size, a power of two (k/M suffix)\n"
 		"                           of %u..%u, at most max_ring_mem\n"
+		"  -k, --cutoff BYTES       keep only the frames that start within\n"
+		"                           the first BYTES of each flow and\n"
+		"                           direction (1..%u, k/M suffix); count\n"
+		"                           the rest (cutoff=, and in gap lines)\n"
 		"  -C, --cluster ID[:POL]   share the frames with the other members of\n"
 		"                           cluster ID (1..4294967295) by POL: flow\n"
 		"                           (default), rr or queue\n"
@@ -109,14 +116,16 @@ static void usage(FILE *out)
 		"  -h, --help               this text\n"
 		"\n"
 		"Per-second lines: t= fps= mbps= total= dropped= filtered= nic_dropped=\n"
-		"Gap lines: gap: t= lost= ring_full= cluster_full= nic= after=\n"
+		"Gap lines: gap: t= lost= ring_full= cluster_full= nic= cutoff= after=\n"
 		"Last line: " PROG ": dev= queue= captured= dropped= filtered=\n"
 		"           nic_dropped= wakeups= seconds= received= bytes= bad_consumer=\n"
 		"           cluster= (ID:POLICY, or - for none) path= gaps= gap_lost=\n"
+		"           cutoff= cutoff_bytes= flows_evicted=\n"
 		"Stops cleanly on SIGINT/SIGTERM. Exit: 0 ok, 1 error, 2 bad usage.\n",
 		RINGCAP_SNAPLEN_MAX, sizeof(struct ringcap_rec),
 		RINGCAP_WATERMARK_MAX, RINGCAP_TIMEOUT_US_MAX,
-		RINGCAP_RING_SIZE_MIN, RINGCAP_RING_SIZE_MAX);
+		RINGCAP_RING_SIZE_MIN, RINGCAP_RING_SIZE_MAX,
+		RINGCAP_FLOW_CUTOFF_MAX);
 }
 
 const char cli_prog[] = PROG;
@@ -129,6 +138,7 @@ const struct option cli_longopts[] = {
 	{ "watermark", required_argument, NULL, 'W' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "ring-size", required_argument, NULL, 'r' },
+	{ "cutoff", required_argument, NULL, 'k' },
 	{ "cluster", required_argument, NULL, 'C' },
 	{ "zero-copy", no_argument, NULL, 'z' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -148,7 +158,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	 */
 	o->timeout_us = 100000;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:W:t:r:C:zqh", cli_longopts,
+	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:W:t:r:k:C:zqh", cli_longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -180,6 +190,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			if (o->ring_size & (o->ring_size - 1))
 				bad_usage("-r: %u is not a power of two",
 					  o->ring_size);
+			break;
+		case 'k':
+			o->cutoff = cli_num(c, optarg, 1, RINGCAP_FLOW_CUTOFF_MAX,
+					    1);
 			break;
 		case 'C':
 			if (rcap_parse_cluster(optarg, &o->cluster_id,
@@ -258,6 +272,7 @@ static struct ringcap *setup(struct opts *o)
 	    (o->cluster_id && rcap_set_cluster(rc, o->cluster_id,
 						  o->cluster_policy)) ||
 	    (o->zerocopy && rcap_set_zerocopy(rc, 1)) ||
+	    (o->cutoff && rcap_set_cutoff(rc, o->cutoff)) ||
 	    rcap_set_gaps(rc, 1)) {
 		/* The kernel refusing a value is still a bad argument. */
 		bad_arg = errno == EINVAL;
@@ -282,7 +297,7 @@ static void print_second(struct ringcap *rc, const struct tally *now,
 {
 	struct ringcap_stats st;
 
-	if (rcap_stats(rc, &st))
+	if (rcap_stats_sized(rc, &st, sizeof(st)))
 		memset(&st, 0, sizeof(st));
 	fprintf(lines, "t=%.2f fps=%.0f mbps=%.2f total=%llu dropped=%llu filtered=%llu nic_dropped=%llu\n",
 		t, (now->frames - prev->frames) / dt,
@@ -306,7 +321,7 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 			 rcap_cluster_policy_name(o->cluster_policy));
 	if (!rcap_path(rc, &path) && path.path != RINGCAP_PATH_UNBOUND)
 		pname = rcap_path_name(&path);
-	fprintf(lines, PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s path=%s gaps=%llu gap_lost=%llu\n",
+	fprintf(lines, PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s path=%s gaps=%llu gap_lost=%llu cutoff=%llu cutoff_bytes=%llu flows_evicted=%llu\n",
 		o->ifname, queue_str(o, qbuf, sizeof(qbuf)), tl->frames,
 		(unsigned long long)st->dropped,
 		(unsigned long long)st->filtered,
@@ -314,7 +329,9 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 		(unsigned long long)st->wakeups, seconds,
 		(unsigned long long)st->received, tl->bytes,
 		(unsigned long long)st->bad_consumer, cbuf, pname,
-		tl->gaps, tl->gap_lost);
+		tl->gaps, tl->gap_lost, (unsigned long long)st->cutoff,
+		(unsigned long long)st->cutoff_bytes,
+		(unsigned long long)st->flows_evicted);
 	fflush(lines);
 }
 
@@ -327,14 +344,16 @@ static void gap_seen(const struct opts *o, struct tally *tl,
 	tl->gaps++;
 	tl->gap_lost += lost;
 	tl->lost_before += lost;
-	if (o->quiet || tl->gap_lines >= GAP_LINES)
+	/* A record of cut-off frames alone is no loss: the summary has them. */
+	if (!lost || o->quiet || tl->gap_lines >= GAP_LINES)
 		return;
 	tl->gap_lines++;
-	fprintf(lines, "gap: t=%.2f lost=%llu ring_full=%llu cluster_full=%llu nic=%llu after=%llu\n",
+	fprintf(lines, "gap: t=%.2f lost=%llu ring_full=%llu cluster_full=%llu nic=%llu cutoff=%llu after=%llu\n",
 		ticker_seconds(tk), (unsigned long long)lost,
 		(unsigned long long)g->ring_full,
 		(unsigned long long)g->cluster_full,
-		(unsigned long long)g->nic, tl->frames);
+		(unsigned long long)g->nic, (unsigned long long)g->cutoff,
+		tl->frames);
 }
 
 /* Count (and write) what the ring holds now, up to a batch; -1 on error. */
@@ -435,7 +454,7 @@ static int count(struct ringcap *rc, const struct opts *o, struct capfile *cf)
 		left -= n;
 	}
 	/* Counters survive the device going away, so this normally works. */
-	if (rcap_stats(rc, &st))
+	if (rcap_stats_sized(rc, &st, sizeof(st)))
 		memset(&st, 0, sizeof(st));
 	if (cf && capfile_close(cf, &st, tl.frames))
 		status = 1;

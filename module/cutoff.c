@@ -34,6 +34,9 @@ struct ringcap_cutoff {
 
 static_assert(sizeof(struct ringcap_flow_key) == 40);
 
+#define RINGCAP_CUTOFF_GFP \
+	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
 static void ringcap_cutoff_table_free(struct ringcap_cutoff *t)
 {
 	if (!t)
@@ -47,13 +50,14 @@ static struct ringcap_cutoff *ringcap_cutoff_table_alloc(unsigned int nr)
 	struct ringcap_cutoff *t;
 	unsigned int i;
 
-	t = kvzalloc(struct_size(t, flows, nr), GFP_KERNEL_ACCOUNT);
+	/* Past the cgroup's limit: ENOMEM, not the OOM killer (ring.c). */
+	t = kvzalloc(struct_size(t, flows, nr), RINGCAP_CUTOFF_GFP);
 	if (!t)
 		return NULL;
 	/* About one flow per bucket when full. */
 	t->hash_bits = ilog2(roundup_pow_of_two(nr));
 	t->buckets = kvcalloc(1U << t->hash_bits, sizeof(*t->buckets),
-			      GFP_KERNEL_ACCOUNT);
+			      RINGCAP_CUTOFF_GFP);
 	if (!t->buckets) {
 		kvfree(t);
 		return NULL;
@@ -107,14 +111,18 @@ void ringcap_cutoff_free(struct ringcap_sock *rs)
 
 /**
  * ringcap_cutoff_limit - a socket's cut-off
- * @rs: the socket; rs->lock held
+ * @rs: the socket; rs->lock held, or bound (it is fixed then)
  *
  * Return: RINGCAP_FLOW_CUTOFF's value, 0 for none.
  */
 u32 ringcap_cutoff_limit(struct ringcap_sock *rs)
 {
-	lockdep_assert_held(&rs->lock);
 	return rs->cutoff ? rs->cutoff->limit : 0;
+}
+
+static unsigned long ringcap_cutoff_idle_jiffies(void)
+{
+	return READ_ONCE(ringcap_cutoff_idle) * HZ;
 }
 
 /*
@@ -140,7 +148,9 @@ ringcap_cutoff_lookup(struct ringcap_sock *rs, struct ringcap_cutoff *t,
 	e = list_first_entry(&t->lru, struct ringcap_cutoff_flow, lru);
 	if (!hlist_unhashed(&e->node)) {
 		hlist_del(&e->node);
-		rs->st.flows_evicted++;
+		/* One quiet past cutoff_idle had ended: no loss of state. */
+		if (!time_after(jiffies, e->seen + ringcap_cutoff_idle_jiffies()))
+			rs->st.flows_evicted++;
 	}
 	e->key = *key;
 	e->bytes = 0;
@@ -171,7 +181,6 @@ bool ringcap_cutoff_past(struct ringcap_sock *rs, struct ringcap_frame *f)
 {
 	struct ringcap_cutoff *t = rs->cutoff;
 	struct ringcap_cutoff_flow *e;
-	unsigned long idle;
 	u8 tcp;
 	u64 before;
 
@@ -180,11 +189,14 @@ bool ringcap_cutoff_past(struct ringcap_sock *rs, struct ringcap_frame *f)
 	if (!f->flow.key.family)
 		return false;
 	e = ringcap_cutoff_lookup(rs, t, &f->flow.key);
-	idle = READ_ONCE(ringcap_cutoff_idle) * HZ;
 	tcp = f->flow.key.proto == IPPROTO_TCP ? f->flow.tcp_flags : 0;
-	/* Quiet for too long, or a new connection on the same ports. */
-	if (time_after(jiffies, e->seen + idle) ||
-	    (tcp & (RINGCAP_TCP_SYN | RINGCAP_TCP_ACK)) == RINGCAP_TCP_SYN)
+	/*
+	 * Quiet for too long, or a new connection on the same ports: its
+	 * SYN, or in the other direction its SYN-ACK, which a connection
+	 * whose end this direction never saw (a RST one way) needs.
+	 */
+	if (time_after(jiffies, e->seen + ringcap_cutoff_idle_jiffies()) ||
+	    (tcp & RINGCAP_TCP_SYN))
 		e->bytes = 0;
 	before = e->bytes;
 	e->bytes += f->len;

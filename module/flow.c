@@ -56,11 +56,18 @@ static u32 ringcap_flow_ipv6_ext(const u8 *p, u32 off, u32 n, u8 *proto,
 		case IPPROTO_FRAGMENT:
 			if (off + 8 > n)
 				return 0;
-			/* An offset or more fragments: not the whole datagram. */
-			if (get_unaligned_be16(p + off + 2) & 0xfff9)
+			*proto = p[off];
+			/*
+			 * An offset or more fragments: not the whole datagram.
+			 * Every fragment stops here, with the next header this
+			 * one names: past it, a later fragment has payload.
+			 */
+			if (get_unaligned_be16(p + off + 2) & 0xfff9) {
 				fl->fragment = true;
-			len = 8;
-			break;
+				return 0;
+			}
+			off += 8;
+			continue;
 		default:
 			return off;
 		}
@@ -74,9 +81,10 @@ static u32 ringcap_flow_ipv6_ext(const u8 *p, u32 off, u32 n, u8 *proto,
  * ringcap_flow_parse - read a frame's flow, once
  * @f: the frame; f->flow is filled and f->flow_parsed set
  *
- * A frame that is not IPv4 or IPv6 (behind up to two VLAN tags), or too
- * short for its IP header, has family 0. Fragments have no ports: only
- * the first carries them.
+ * A frame that is not IPv4 or IPv6 (behind up to two VLAN tags) on an
+ * Ethernet-like device, or too short for its IP header, has family 0.
+ * Fragments have no ports, the first included, so that every fragment
+ * of a datagram has the same flow.
  */
 void ringcap_flow_parse(struct ringcap_frame *f)
 {
@@ -90,6 +98,9 @@ void ringcap_flow_parse(struct ringcap_frame *f)
 	u8 proto;
 
 	f->flow_parsed = true;
+	/* A device without a link-layer header: nothing to read a flow from. */
+	if (f->skb && !dev_has_header(f->skb->dev))
+		return;
 	if (f->skb) {
 		p = skb_header_pointer(f->skb, 0, n, buf);
 		if (!p)

@@ -130,6 +130,10 @@ int ringcap_persist_bind(struct ringcap_sock *rs,
 	/* The ring keeps its filter until the new reader sets one. */
 	if (rcu_access_pointer(rs->sk.sk_filter))
 		return -EINVAL;
+	/* Its cut-off stays; a reader that asks for another is told. */
+	if (ringcap_cutoff_limit(rs) &&
+	    ringcap_cutoff_limit(rs) != ringcap_cutoff_limit(old))
+		return -EINVAL;
 	*ring = old;
 	return 0;
 }

@@ -179,9 +179,11 @@ struct sockaddr_ringcap {
  *   RINGCAP_CLUSTER_FLOW   a hash of the IPv4/IPv6 addresses, protocol
  *                          and TCP, UDP, UDP-Lite or SCTP ports that is
  *                          the same in both directions (VLAN tags are
- *                          looked through); every fragment of an IPv4
- *                          datagram hashes on its addresses only,
- *                          so the datagram stays whole; non-IP frames go
+ *                          looked through, and IPv6 extension headers);
+ *                          every fragment of an IPv4 or IPv6 datagram,
+ *                          the first included, hashes on its addresses
+ *                          and protocol without ports, so the datagram
+ *                          stays whole; non-IP frames go
  *                          to the earliest bound member
  *   RINGCAP_CLUSTER_RR     round robin over the members
  *   RINGCAP_CLUSTER_QUEUE  the frame's RX queue modulo the member count
@@ -607,23 +609,32 @@ struct ringcap_gap {
  *
  * A flow is its VLAN id, IP version, source and destination address,
  * transport protocol and, for TCP, UDP, SCTP and UDP-Lite, source and
- * destination port, in that direction; an IPv4 fragment or an IPv6 one
- * (behind any extension headers) has no ports, so the fragments after a
- * datagram's first make a flow of their own. Frames that are not IPv4 or
- * IPv6 are never cut. A flow ends, and its next frame starts it afresh:
- *   - after a TCP frame with FIN or RST in that direction, and at a TCP
- *     SYN without ACK (a new connection on the same ports);
+ * destination port (behind any IPv6 extension headers), in that
+ * direction; every fragment of an IPv4 or IPv6 datagram, the first
+ * included, has no ports, so a flow's fragments make one flow of their
+ * own. Frames that are not IPv4 or IPv6 on an Ethernet-like device are
+ * never cut. A flow ends, and its next frame starts it afresh:
+ *   - after a TCP frame with FIN or RST in that direction, and at any TCP
+ *     SYN (a new connection on the same ports: its SYN one way, its
+ *     SYN-ACK the other);
  *   - after cutoff_idle seconds without a frame (module parameter,
  *     default 60).
  * Each socket tracks at most cutoff_flows flows (module parameter,
  * default 4096, read when the option is set): when a new flow needs room,
  * the one seen least recently is forgotten and counted in flows_evicted,
  * and if it comes back it starts afresh. So a full table makes the socket
- * keep more than the cut-off, never less. The table is allocated when the
- * option is set and charged, as the ring is, to the memory cgroup of the
- * task that set it. With a flow cluster every flow's frames reach one
- * member, so each member's cut-off sees whole flows; with the rr and
- * queue policies a member sees only its share of each flow.
+ * keep more than the cut-off, never less (a flow quiet past cutoff_idle
+ * had ended: it is reused without being counted). The table is allocated
+ * when the option is set and charged, as the ring is, to the memory
+ * cgroup of the task that set it. With a flow cluster every flow's frames
+ * reach one member, so each member's cut-off sees whole flows; with the
+ * rr and queue policies a member sees only its share of each flow.
+ *
+ * With gap records, a kept frame that follows cut frames has a gap record
+ * before it, so the reader knows where the stream was thinned; that costs
+ * ring space (a record header and struct ringcap_gap) where kept and cut
+ * frames interleave. A persistent ring keeps its cut-off: a socket that
+ * takes it over with another one set is refused (EINVAL at bind).
  */
 #define RINGCAP_FLOW_CUTOFF_MAX	(1U << 31)
 

@@ -705,6 +705,67 @@ TEST(memcg_charged_for_rings)
 	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 }
 
+/*
+ * A flow table (RINGCAP_FLOW_CUTOFF) is charged as a ring is: 65536 flows
+ * (about 6 MiB) show in memory.current, 1048576 (about 100 MiB) do not fit
+ * in 32 MiB.
+ */
+static int child_memcg_flows(void *arg, char *why, size_t len)
+{
+	long long before, after;
+	int fd, err;
+
+	if (rc_sh("echo %d > " CG "/cgroup.procs", getpid())) {
+		snprintf(why, len, "cannot join " CG);
+		return 2;
+	}
+	fd = rc_socket();
+	if (fd < 0 || rc_param_set("cutoff_flows", 65536)) {
+		snprintf(why, len, "no socket or no cutoff_flows");
+		return 1;
+	}
+	before = cg_read("memory.current");
+	err = rc_setopt(fd, RINGCAP_FLOW_CUTOFF, 1500);
+	after = cg_read("memory.current");
+	if (err || after - before < (6 << 20)) {
+		snprintf(why, len, "65536 flows: %s, memory.current grew by %lld bytes",
+			 strerror(-err), after - before);
+		return 1;
+	}
+	close(fd);
+	fd = rc_socket();
+	rc_param_set("cutoff_flows", 1 << 20);
+	err = rc_setopt(fd, RINGCAP_FLOW_CUTOFF, 1500);
+	if (err != -ENOMEM) {
+		snprintf(why, len, "1048576 flows in 32 MiB: %s, expected ENOMEM",
+			 err ? strerror(-err) : "allowed");
+		return 1;
+	}
+	close(fd);
+	return 0;
+}
+
+TEST(memcg_charged_for_flow_tables)
+{
+	long saved = rc_param_get("cutoff_flows");
+	char why[256];
+	int ret;
+
+	RC_REQUIRE(false);
+	if (rc_sh("grep -qw '^memory' /proc/cgroups"))
+		SKIP(return, "this kernel has no memory controller (CONFIG_MEMCG)");
+	if (rc_sh("grep -qw memory /sys/fs/cgroup/cgroup.controllers"))
+		RC_SKIP_OR_FAIL("no memory controller in cgroup2's controllers (mount)");
+	ASSERT_LT(0, saved);
+	rc_sh("echo +memory > /sys/fs/cgroup/cgroup.subtree_control");
+	rc_sh("rmdir " CG " 2>/dev/null; mkdir " CG);
+	ASSERT_EQ(0, rc_sh("echo 32M > " CG "/memory.max"));
+	ret = rc_in_child(child_memcg_flows, NULL, why, sizeof(why));
+	rc_sh("rmdir " CG);
+	rc_param_set("cutoff_flows", saved);
+	ASSERT_EQ(0, ret) TH_LOG("%s", why);
+}
+
 /* ---- module parameters --------------------------------------------- */
 
 TEST(bad_parameter_logged_on_one_line)

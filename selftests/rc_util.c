@@ -491,7 +491,8 @@ int rc_wait_accounted(int fd, uint64_t total, int timeout_ms,
 		err = rc_stats(fd, st);
 		if (err)
 			return err;
-		if (st->received + st->dropped + st->filtered >= total)
+		if (st->received + st->dropped + st->filtered + st->cutoff >=
+		    total)
 			return 0;
 		if (timeout_ms-- <= 0)
 			return -ETIMEDOUT;

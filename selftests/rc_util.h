@@ -118,7 +118,10 @@ long long rc_rx_packets(const char *name);
 void rc_sleep_us(unsigned int us);
 uint64_t rc_now_ns(clockid_t clk);
 
-/* Wait until received + dropped + filtered reaches total; 0 or -ETIMEDOUT. */
+/*
+ * Wait until received + dropped + filtered + cutoff reaches total; 0 or
+ * -ETIMEDOUT.
+ */
 int rc_wait_accounted(int fd, uint64_t total, int timeout_ms,
 		      struct ringcap_stats *st);
 

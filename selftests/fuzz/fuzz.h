@@ -102,6 +102,7 @@ struct fz_sock {
 	uint32_t ring_size, snaplen, watermark, timeout_us, promisc;
 	uint32_t zerocopy, capture, tx_size;	/* as set (0/1, bytes) */
 	uint32_t gaps;				/* as set (0/1) */
+	uint32_t cutoff;			/* as set (bytes, 0: none) */
 	int tx;			/* transmit ring: 0 none, 1 maybe, 2 yes */
 	bool snaplen_set;	/* else it follows the ring size */
 	uint32_t max_snaplen;	/* largest snaplen it ever had */

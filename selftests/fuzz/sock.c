@@ -35,13 +35,14 @@ static bool pow2(uint32_t v)
 static bool u32_opt(int name)
 {
 	return (name >= RINGCAP_RING_SIZE && name <= RINGCAP_PROMISC) ||
-	       (name >= RINGCAP_ZEROCOPY && name <= RINGCAP_GAPS);
+	       (name >= RINGCAP_ZEROCOPY && name <= RINGCAP_GAPS) ||
+	       name == RINGCAP_FLOW_CUTOFF;
 }
 
 static const int u32_names[] = { RINGCAP_RING_SIZE, RINGCAP_SNAPLEN,
 	RINGCAP_WATERMARK, RINGCAP_TIMEOUT_US, RINGCAP_PROMISC,
 	RINGCAP_ZEROCOPY, RINGCAP_TX_RING_SIZE, RINGCAP_CAPTURE,
-	RINGCAP_GAPS };
+	RINGCAP_GAPS, RINGCAP_FLOW_CUTOFF };
 #define NR_U32_NAMES	(int)(sizeof(u32_names) / sizeof(u32_names[0]))
 
 /* The largest snaplen a ring of this size takes (uapi header). */
@@ -166,6 +167,13 @@ static uint32_t opt_value(struct fz_worker *w, int name)
 	case RINGCAP_GAPS: return fz_rnd(w, 3) ? fz_rnd(w, 2) : 2;
 	case RINGCAP_TX_RING_SIZE:
 		return fz_chance(w, 30) ? 0 : ring[fz_rnd(w, 14)];
+	case RINGCAP_FLOW_CUTOFF: {
+		static const uint32_t co[] = { 0, 1, 60, 1500, 65536,
+			RINGCAP_FLOW_CUTOFF_MAX, RINGCAP_FLOW_CUTOFF_MAX + 1,
+			0xffffffff };
+
+		return co[fz_rnd(w, 8)];
+	}
 	default: return fz_rand(&w->rng);
 	}
 }
@@ -252,6 +260,17 @@ static void set_expect(struct fz_sock *s, int name, uint32_t v, int *set)
 				set[n++] = EBUSY;
 		}
 		break;
+	case RINGCAP_FLOW_CUTOFF:
+		/* fixed at bind; its table is small (cutoff_flows default) */
+		if (v > RINGCAP_FLOW_CUTOFF_MAX) {
+			set[n++] = EINVAL;
+		} else {
+			if ((!s->bound && !s->gone) || s->shared)
+				set[n++] = 0;
+			if (s->bound || s->gone || s->shared)
+				set[n++] = EBUSY;
+		}
+		break;
 	case RINGCAP_TX_RING_SIZE:
 		if (v && (v < RINGCAP_RING_SIZE_MIN || !pow2(v) ||
 			  v > RINGCAP_RING_SIZE_MAX)) {
@@ -293,6 +312,7 @@ static void set_apply(struct fz_sock *s, int name, uint32_t v)
 	case RINGCAP_ZEROCOPY: s->zerocopy = v; break;
 	case RINGCAP_CAPTURE: s->capture = v; break;
 	case RINGCAP_GAPS: s->gaps = v; break;
+	case RINGCAP_FLOW_CUTOFF: s->cutoff = v; break;
 	case RINGCAP_TX_RING_SIZE: s->tx_size = v; break;
 	}
 }
@@ -333,7 +353,8 @@ static void set_struct(struct fz_worker *w, struct fz_sock *s, int name)
 		ptr = fz_chance(w, 50) ? NULL : BAD_PTR;
 
 	err = setsockopt(s->fd, SOL_RINGCAP, name, ptr, len) ? errno : 0;
-	if (len != 8) {
+	/* XDP_LINK takes 16 bytes (flags 0 here) as well as its first 8. */
+	if (len != 8 && !(name == RINGCAP_XDP_LINK && len == 16)) {
 		set[n++] = EINVAL;
 	} else if (ptr != &buf) {
 		set[n++] = EFAULT;
@@ -480,6 +501,10 @@ static void check_u32(struct fz_worker *w, struct fz_sock *s, int name,
 		fz_check(v <= 1, "GAPS reads %u", v);
 		want = s->gaps;
 		break;
+	case RINGCAP_FLOW_CUTOFF:
+		fz_check(v <= RINGCAP_FLOW_CUTOFF_MAX, "FLOW_CUTOFF reads %u", v);
+		want = s->cutoff;
+		break;
 	case RINGCAP_TX_RING_SIZE:
 		fz_check(!v || (pow2(v) && v >= RINGCAP_RING_SIZE_MIN),
 			 "TX_RING_SIZE reads %u", v);
@@ -565,8 +590,8 @@ static void check_path(const struct fz_sock *s, const struct ringcap_path *p)
 void fz_op_getsockopt(struct fz_worker *w)
 {
 	struct fz_sock *s = fz_pick_sock(w);
-	static const int names[] = { 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 16,
-				     17, 18, 19, 20, 21 };
+	static const int names[] = { 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 14,
+				     16, 17, 18, 19, 20, 21 };
 	union {
 		uint32_t u;
 		struct ringcap_ring_info info;
@@ -632,7 +657,7 @@ void fz_op_getsockopt(struct fz_worker *w)
 	/* RINGCAP_XDP_LINK (7) is write-only. */
 	if (name < 1 || name == RINGCAP_XDP_LINK ||
 	    name == RINGCAP_PERSIST_DELETE ||
-	    (name > RINGCAP_PERSIST_DELETE && name < RINGCAP_RING_INFO) ||
+	    (name > RINGCAP_FLOW_CUTOFF && name < RINGCAP_RING_INFO) ||
 	    name > RINGCAP_TX_STATS) {
 		FZ_EXPECT(OP_GETSOCKOPT, err, ("getsockopt(name %d)", name),
 			  ENOPROTOOPT);

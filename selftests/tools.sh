@@ -8,7 +8,7 @@
 # or -d ends it; -W N keeps its meaning. And -w FILE: a pcapng file, read
 # back with tshark and capinfos, that says where frames were lost (each
 # gap the jump in sequence numbers before the packet after it) and ends
-# with the socket's counters.
+# with the socket's counters; with -S, a series of such files.
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap and
 # ringcap_sim; uses the installed ringcount.
@@ -25,7 +25,7 @@ SIM=rctools0
 # Below the default watermark of a 4 MiB ring (672), above what ringcount
 # takes from the ring at once (256): only the count at the end gets all.
 FRAMES=500
-PLAN=4
+PLAN=5
 
 n=0
 failed=0
@@ -161,13 +161,50 @@ pcapng_gaps() {
 		{ msg+="; capinfos: $(tr '\n' ' ' <"$tmp/ci" | head -c 300)"; return 1; }
 }
 
+# ringcount -S: a series of zstd pcapng files, each whole (tshark reads it
+# alone) and ending with the counters so far; together every frame once,
+# in order.
+rotating_files() {
+	local f line files k s got=0 seqs usr last=-1
+	rc_start -W 1 -S 16k -w "$tmp/rot.pcapng.zst" || return 1
+	"$BIN/rc_inject" -d "$SIM" -n "$FRAMES" -s 0 -q 0 -l 200 >/dev/null
+	wait_for 30 eval '[ "$(proc_field "$rc_pid" 6)" -ge "$FRAMES" ]' ||
+		{ msg="the socket received $(proc_field "$rc_pid" 6) of $FRAMES"; rc_end INT; return 1; }
+	sleep 1
+	rc_end INT
+	line=$(grep '^ringcount:' "$tmp/rc" || true)
+	files=$(kv files "$line")
+	msg="summary: ${line:-none}"
+	[ -n "$files" ] && [ "$files" -ge 3 ] &&
+		[ "$(ls "$tmp"/rot-*.pcapng.zst | wc -l)" = "$files" ] || return 1
+	for ((k = 1; k <= files; k++)); do
+		f=$(printf '%s/rot-%05d.pcapng.zst' "$tmp" "$k")
+		seqs=$(tshark -r "$f" -T fields -e data.data 2>"$tmp/tshark.err" |
+			awk '{ h = substr($1, 17, 8); s = 0
+				for (i = 1; i <= 8; i++)
+					s = s * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+				print s }') ||
+			{ msg+="; $f: $(head -n 2 "$tmp/tshark.err")"; return 1; }
+		for s in $seqs; do
+			[ "$s" = $((last + 1)) ] || { msg+="; $f: seq $s after $last"; return 1; }
+			last=$s got=$((got + 1))
+		done
+		usr=$(isb "$f" delivered_to_user)
+		[ "$usr" = "$got" ] || { msg+="; $f: ISB usrdeliv ${usr:-none}, $got frames so far"; return 1; }
+	done
+	msg+="; $files files, $got frames"
+	[ "$got" = "$FRAMES" ]
+}
+
 tcase "ringcount's default watermark: $FRAMES frames wake it never; SIGINT still counts them all" batch_then_sigint
 tcase "the same when -d ends it" batch_then_duration
 tcase "ringcount -W 64: $FRAMES frames, 1 to $((FRAMES / 64)) wake-ups, all counted" explicit_watermark
 if command -v tshark >/dev/null && command -v capinfos >/dev/null; then
 	tcase "ringcount -w FILE.pcapng.zst: every gap where the frames were lost, the counters at the end, read by tshark" pcapng_gaps
+	tcase "ringcount -S 16k: a series of whole zstd pcapng files, each with the counters so far; every frame once, in order" rotating_files
 else
 	result 4 "ringcount -w FILE.pcapng.zst" "tshark and capinfos are not installed (Debian: tshark): nothing could read the file"
+	result 4 "ringcount -S" "tshark is not installed (Debian: tshark): nothing could read the files"
 fi
 
 [ "$failed" = 0 ] || exit 1

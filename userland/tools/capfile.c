@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,7 +29,8 @@ static uint64_t real_ns(void)
 
 static int capfile_fail(struct capfile *cf, int err)
 {
-	fprintf(stderr, "%s: %s: %s\n", cf->app, cf->path, strerror(-err));
+	fprintf(stderr, "%s: %s: %s\n", cf->app, cf->name ? cf->name : cf->path,
+		strerror(-err));
 	return -1;
 }
 
@@ -52,50 +54,141 @@ static int capfile_pcap_start(struct capfile *cf, uint32_t snaplen)
 	return zsink_write(&cf->out, &h, sizeof(h));
 }
 
-int capfile_open(struct capfile *cf, const char *path, const char *app,
-		 const char *ifname, int queue, uint32_t snaplen)
+/* The name of file @k: @path with "-%05u" before ".pcap", or at its end. */
+static char *capfile_name(const char *path, unsigned int k)
 {
-	char name[64];
+	const char *dot = strstr(path, ".pcap");
+	int len = dot ? (int)(dot - path) : (int)strlen(path);
+	char *name;
+
+	if (asprintf(&name, "%.*s-%05u%s", len, path, k, dot ? dot : "") < 0)
+		return NULL;
+	return name;
+}
+
+/* Begin the next file: its section header and interface. 0 or -errno. */
+static int capfile_begin(struct capfile *cf)
+{
+	const char *path = cf->path;
+	char ifdesc[64];
 	int err;
 
-	memset(cf, 0, sizeof(*cf));
-	cf->path = path;
-	cf->app = app;
+	cf->files++;
+	free(cf->name);
+	cf->name = NULL;
+	if (cf->rot.bytes || cf->rot.ns) {
+		cf->name = capfile_name(path, cf->files);
+		if (!cf->name)
+			return -ENOMEM;
+		path = cf->name;
+	}
 	if (!strcmp(path, "-"))
 		cf->fd = STDOUT_FILENO;
 	else
 		cf->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
 			      0644);
 	if (cf->fd < 0)
-		return capfile_fail(cf, -errno);
-	if (queue < 0)
-		snprintf(name, sizeof(name), "%s", ifname);
+		return -errno;
+	if (cf->queue < 0)
+		snprintf(ifdesc, sizeof(ifdesc), "%s", cf->ifname);
 	else
-		snprintf(name, sizeof(name), "%s@%d", ifname, queue);
+		snprintf(ifdesc, sizeof(ifdesc), "%s@%d", cf->ifname, cf->queue);
 	/* zstd's default level, 3, keeps up; gzip's 6 is its usual. */
 	err = zsink_open(&cf->out, zsink_kind_of(path),
 			 zsink_kind_of(path) == ZSINK_GZIP ? 6 : 3, cf->fd);
-	cf->pcap = capfile_is_pcap(path);
 	if (!err && cf->pcap)
-		err = capfile_pcap_start(cf, snaplen);
+		err = capfile_pcap_start(cf, cf->snaplen);
 	else if (!err)
-		err = pcapng_start(&cf->ng, &cf->out, app);
+		err = pcapng_start(&cf->ng, &cf->out, cf->app);
 	if (!err && !cf->pcap)
-		err = pcapng_interface(&cf->ng, name,
-				       queue < 0 ? "ringcap, all RX queues" :
-						   "ringcap, one RX queue",
-				       snaplen, NULL);
+		err = pcapng_interface(&cf->ng, ifdesc,
+				       cf->queue < 0 ? "ringcap, all RX queues" :
+						       "ringcap, one RX queue",
+				       cf->snaplen, NULL);
 	if (err < 0) {
-		capfile_fail(cf, err);
 		pcapng_free(&cf->ng);
 		zsink_free(&cf->out);
 		if (cf->fd != STDOUT_FILENO)
 			close(cf->fd);
-		return -1;
+		cf->fd = -1;
+		return err;
 	}
 	cf->ifid = cf->pcap ? 0 : err;
 	cf->start_ns = real_ns();
 	return 0;
+}
+
+/* End the file: the counters @st, the stream, the descriptor. 0 or -errno. */
+static int capfile_end(struct capfile *cf, const struct ringcap_stats *st)
+{
+	struct pcapng_stats ps = {
+		.have = PCAPNG_ISB_IFRECV | PCAPNG_ISB_IFDROP |
+			PCAPNG_ISB_FILTERACCEPT | PCAPNG_ISB_OSDROP |
+			PCAPNG_ISB_USRDELIV,
+		.start_ns = cf->start_ns,
+		.end_ns = real_ns(),
+		.ifrecv = st->received + st->dropped + st->filtered +
+			  st->cutoff,
+		.ifdrop = st->nic_dropped,
+		.filteraccept = st->received + st->dropped + st->cutoff,
+		.osdrop = st->dropped,
+		.usrdeliv = cf->frames,
+	};
+	int err = cf->err;
+
+	if (!err && !cf->pcap)
+		err = pcapng_stats(&cf->ng, cf->ifid, ps.end_ns, &ps);
+	if (!err)
+		err = zsink_finish(&cf->out);
+	if (!err && cf->fd != STDOUT_FILENO && close(cf->fd))
+		err = -errno;
+	else if (err && cf->fd != STDOUT_FILENO)
+		close(cf->fd);
+	cf->fd = -1;
+	pcapng_free(&cf->ng);
+	zsink_free(&cf->out);
+	return err;
+}
+
+int capfile_open(struct capfile *cf, const char *path, const char *app,
+		 const char *ifname, int queue, uint32_t snaplen,
+		 const struct capfile_rotate *rot)
+{
+	int err;
+
+	memset(cf, 0, sizeof(*cf));
+	cf->path = path;
+	cf->app = app;
+	cf->ifname = ifname;
+	cf->queue = queue;
+	cf->snaplen = snaplen;
+	cf->pcap = capfile_is_pcap(path);
+	if (rot)
+		cf->rot = *rot;
+	err = capfile_begin(cf);
+	if (err)
+		return capfile_fail(cf, err);
+	return 0;
+}
+
+/* Is the file full, by size or time? */
+static int capfile_due(const struct capfile *cf)
+{
+	return (cf->rot.bytes && cf->out.bytes_in >= cf->rot.bytes) ||
+	       (cf->rot.ns && real_ns() - cf->start_ns >= cf->rot.ns);
+}
+
+/* The file is full: end it with the counters now, begin the next. */
+static int capfile_next(struct capfile *cf)
+{
+	struct ringcap_stats st;
+	int err;
+
+	memset(&st, 0, sizeof(st));
+	if (cf->rot.stats && cf->rot.stats(cf->rot.arg, &st))
+		return -EIO;
+	err = capfile_end(cf, &st);
+	return err ? err : capfile_begin(cf);
 }
 
 void capfile_frame(struct capfile *cf, const struct ringcap_pkt *pkt,
@@ -106,6 +199,12 @@ void capfile_frame(struct capfile *cf, const struct ringcap_pkt *pkt,
 
 	if (cf->err)
 		return;
+	if ((cf->rot.bytes || cf->rot.ns) && capfile_due(cf)) {
+		err = capfile_next(cf);
+		if (err)
+			goto out;
+	}
+	cf->frames++;
 	if (cf->pcap) {
 		struct pcapfile_rec h = {
 			.sec = (uint32_t)(r->tstamp_ns / 1000000000ULL),
@@ -127,33 +226,13 @@ out:
 		cf->err = err;
 }
 
-int capfile_close(struct capfile *cf, const struct ringcap_stats *st,
-		  unsigned long long captured)
+int capfile_close(struct capfile *cf, const struct ringcap_stats *st)
 {
-	struct pcapng_stats ps = {
-		.have = PCAPNG_ISB_IFRECV | PCAPNG_ISB_IFDROP |
-			PCAPNG_ISB_FILTERACCEPT | PCAPNG_ISB_OSDROP |
-			PCAPNG_ISB_USRDELIV,
-		.start_ns = cf->start_ns,
-		.end_ns = real_ns(),
-		.ifrecv = st->received + st->dropped + st->filtered +
-			  st->cutoff,
-		.ifdrop = st->nic_dropped,
-		.filteraccept = st->received + st->dropped + st->cutoff,
-		.osdrop = st->dropped,
-		.usrdeliv = captured,
-	};
-	int err = cf->err;
+	int err = cf->fd >= 0 ? capfile_end(cf, st) : cf->err;
 
-	if (!err && !cf->pcap)
-		err = pcapng_stats(&cf->ng, cf->ifid, ps.end_ns, &ps);
-	if (!err)
-		err = zsink_finish(&cf->out);
-	if (!err && cf->fd != STDOUT_FILENO && close(cf->fd))
-		err = -errno;
-	else if (err && cf->fd != STDOUT_FILENO)
-		close(cf->fd);
-	pcapng_free(&cf->ng);
-	zsink_free(&cf->out);
-	return err ? capfile_fail(cf, err) : 0;
+	if (err)
+		capfile_fail(cf, err);
+	free(cf->name);
+	cf->name = NULL;
+	return err ? -1 : 0;
 }

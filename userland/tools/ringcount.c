@@ -62,6 +62,8 @@ struct opts {
 	int quiet;
 	const char *wfile;		/* -w: the pcapng file, or NULL */
 	uint32_t cutoff;		/* -k: bytes per flow, 0: none */
+	unsigned long long rotate_bytes;	/* -S: a new file per ... */
+	double rotate_seconds;		/* -G */
 	char path[24];			/* the path at bind */
 };
 
@@ -91,6 +93,11 @@ static void usage(FILE *out)
 		"                           at the end (a FILE.pcap name: classic pcap,\n"
 		"                           without them); FILE.gz or FILE.zst compress\n"
 		"                           ('-': stdout, the lines then on stderr)\n"
+		"  -S, --rotate-size BYTES  with -w, a new file each BYTES of capture\n"
+		"                           (before compression; k/M suffix):\n"
+		"                           FILE-00001.pcapng, FILE-00002.pcapng...\n"
+		"  -G, --rotate-seconds SEC with -w, a new file each SEC seconds;\n"
+		"                           each file ends with the counters so far\n"
 		"  -W, --watermark N        wake after N frames (1..%u; 1 = immediate;\n"
 		"                           default: the full frames that fill a\n"
 		"                           quarter of the ring)\n"
@@ -135,6 +142,8 @@ const struct option cli_longopts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "snaplen", required_argument, NULL, 's' },
 	{ "write", required_argument, NULL, 'w' },
+	{ "rotate-size", required_argument, NULL, 'S' },
+	{ "rotate-seconds", required_argument, NULL, 'G' },
 	{ "watermark", required_argument, NULL, 'W' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ "ring-size", required_argument, NULL, 'r' },
@@ -158,7 +167,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	 */
 	o->timeout_us = 100000;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:W:t:r:k:C:zqh", cli_longopts,
+	while ((c = getopt_long(argc, argv, ":i:c:d:s:w:S:G:W:t:r:k:C:zqh", cli_longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'i':
@@ -175,6 +184,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'w':
 			o->wfile = optarg;
+			break;
+		case 'S':
+			o->rotate_bytes = cli_num(c, optarg, 4096, 1ULL << 50, 1);
+			break;
+		case 'G':
+			o->rotate_seconds = cli_seconds(c, optarg, 1e7);
 			break;
 		case 'W':
 			o->watermark = cli_num(c, optarg, 1, RINGCAP_WATERMARK_MAX,
@@ -228,6 +243,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			  o->ifname);
 	if (o->zerocopy && o->cluster_id)
 		bad_usage("-z and -C do not go together: a zero-copy socket has its queue to itself");
+	if ((o->rotate_bytes || o->rotate_seconds) &&
+	    (!o->wfile || !strcmp(o->wfile, "-")))
+		bad_usage("-S and -G rotate the files of -w FILE: name one (not '-')");
 }
 
 static const char *queue_str(const struct opts *o, char *buf, size_t len)
@@ -310,7 +328,7 @@ static void print_second(struct ringcap *rc, const struct tally *now,
 
 static void print_summary(struct ringcap *rc, const struct opts *o,
 			  const struct tally *tl, double seconds,
-			  const struct ringcap_stats *st)
+			  const struct ringcap_stats *st, unsigned int files)
 {
 	char qbuf[16], cbuf[24] = "-";
 	struct ringcap_path path;
@@ -321,7 +339,7 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 			 rcap_cluster_policy_name(o->cluster_policy));
 	if (!rcap_path(rc, &path) && path.path != RINGCAP_PATH_UNBOUND)
 		pname = rcap_path_name(&path);
-	fprintf(lines, PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s path=%s gaps=%llu gap_lost=%llu cutoff=%llu cutoff_bytes=%llu flows_evicted=%llu\n",
+	fprintf(lines, PROG ": dev=%s queue=%s captured=%llu dropped=%llu filtered=%llu nic_dropped=%llu wakeups=%llu seconds=%.2f received=%llu bytes=%llu bad_consumer=%llu cluster=%s path=%s gaps=%llu gap_lost=%llu cutoff=%llu cutoff_bytes=%llu flows_evicted=%llu files=%u\n",
 		o->ifname, queue_str(o, qbuf, sizeof(qbuf)), tl->frames,
 		(unsigned long long)st->dropped,
 		(unsigned long long)st->filtered,
@@ -331,7 +349,7 @@ static void print_summary(struct ringcap *rc, const struct opts *o,
 		(unsigned long long)st->bad_consumer, cbuf, pname,
 		tl->gaps, tl->gap_lost, (unsigned long long)st->cutoff,
 		(unsigned long long)st->cutoff_bytes,
-		(unsigned long long)st->flows_evicted);
+		(unsigned long long)st->flows_evicted, files);
 	fflush(lines);
 }
 
@@ -456,14 +474,21 @@ static int count(struct ringcap *rc, const struct opts *o, struct capfile *cf)
 	/* Counters survive the device going away, so this normally works. */
 	if (rcap_stats_sized(rc, &st, sizeof(st)))
 		memset(&st, 0, sizeof(st));
-	if (cf && capfile_close(cf, &st, tl.frames))
+	if (cf && capfile_close(cf, &st))
 		status = 1;
-	print_summary(rc, o, &tl, ticker_seconds(&tk), &st);
+	print_summary(rc, o, &tl, ticker_seconds(&tk), &st, cf ? cf->files : 0);
 	return status;
+}
+
+/* A full file ends with the counters as they are when it does. */
+static int rotate_stats(void *arg, struct ringcap_stats *st)
+{
+	return rcap_stats_sized(arg, st, sizeof(*st));
 }
 
 int main(int argc, char **argv)
 {
+	struct capfile_rotate rot = { .stats = rotate_stats };
 	struct capfile cf;
 	struct ringcap *rc;
 	struct opts o;
@@ -476,8 +501,12 @@ int main(int argc, char **argv)
 	cli_catch_stop(NULL, 0, 0);
 
 	rc = setup(&o);
+	rot.arg = rc;
+	rot.bytes = o.rotate_bytes;
+	rot.ns = (unsigned long long)(o.rotate_seconds * 1e9);
 	if (o.wfile && capfile_open(&cf, o.wfile, PROG, o.ifname, o.queue,
-				    rcap_hdr(rc)->snaplen))
+				    rcap_hdr(rc)->snaplen,
+				    rot.bytes || rot.ns ? &rot : NULL))
 		return 1;
 	status = count(rc, &o, o.wfile ? &cf : NULL);
 	rcap_close(rc);

@@ -56,7 +56,7 @@ INJECT=/sys/kernel/debug/ringcap_sim/$SIM/inject
 VA=rcpcapv0
 VB=rcpcapv1
 GONE=rcpcapg0
-PLAN=55
+PLAN=57
 
 n=0
 failed=0
@@ -1002,7 +1002,48 @@ else
 fi
 ringstat --delete lprp >/dev/null 2>&1 || "$here/../userland/build/bin/ringstat" --delete lprp >/dev/null 2>&1 || true
 
-# 49-55: fallback with the module unloaded (the sim device goes with it)
+# 49-50: RINGCAP_CUTOFF. 300 frames: two UDP flows of 100 frames of 60
+# bytes each, and 100 test frames; a 1500-byte cut-off keeps the first 25
+# frames of each flow (those that start within its first 1500 bytes) and
+# every frame that is not IP.
+cutoff_kept() {
+	python3 -S - "$here" "$tmp/cut.pcap" <<'EOF'
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+import rc_frames
+try:
+    _, pkts = rc_frames.read(sys.argv[2])
+except ValueError as e:
+    sys.exit(str(e))
+ids = {5001: [], 5002: []}
+test = 0
+for p in pkts:
+    f = p[3]
+    if rc_frames.is_test(f):
+        test += 1
+    elif f[12:14] == b'\x08\x00':
+        ids[struct.unpack('>H', f[36:38])[0]].append(
+            struct.unpack('>H', f[18:20])[0])
+want = {5001: list(range(0, 75, 3)), 5002: list(range(1, 76, 3))}
+if ids != want or test != 100:
+    sys.exit('kept ids %s, %d test frames' % (ids, test))
+print('25 frames of each flow, 100 test frames')
+EOF
+}
+tcpdump_start cut RINGCAP_CUTOFF=1500 -- -U -i "$SIM"
+inject_udp 300
+wait_for 20 eval '[ "$(proc_field "${PID[cut]}" 6)" -ge 150 ]' || true
+sleep 0.5
+tcpdump_wait cut 10 stop
+if out=$(cutoff_kept); then
+	ok "RINGCAP_CUTOFF=1500 tcpdump: the first 1500 bytes of each UDP flow, every non-IP frame ($out)"
+else
+	not_ok "RINGCAP_CUTOFF=1500 tcpdump: the first 1500 bytes of each UDP flow, every non-IP frame # $out"
+fi
+check "tcpdump: 300 received by filter (the 150 cut off among them), 0 dropped by kernel" \
+	eval 'grep -q "^300 packets received by filter" "$tmp/cut.err" && grep -q "^0 packets dropped by kernel" "$tmp/cut.err"'
+
+# 51-57: fallback with the module unloaded (the sim device goes with it)
 ip link del "$SIM"
 rmmod ringcap_sim
 rmmod_wait ringcap 10 || true

@@ -89,7 +89,7 @@ run() {
 reader_of() {
 	PROCS=1
 	case $1 in
-	ringcount|rc_pcap|rc_pcapng|vio_m0|vio_xdp|vio_redir|vio_m1) KIND=ringcount ;;
+	ringcount|rc_pcap|rc_pcapng|rc_cutoff|vio_m0|vio_xdp|vio_redir|vio_m1) KIND=ringcount ;;
 	vio_drop) KIND=xdpdrop ;;
 	vio_pass) KIND=xdppass ;;
 	vio_xdpdump) KIND=xdpdump ;;
@@ -141,14 +141,20 @@ zc_runs() {
 
 # ---- cost: instructions per frame ---------------------------------------------
 
-COST_HEADER="kernel,git_rev,date,setup,size,app,procs,rep,offered,offer_pps,nic_rx,captured_sum,ring_drops,busy,total,rx,reader,reader_sys,reader_user,bench,other,window,window_user,path"
+COST_HEADER="kernel,git_rev,date,setup,size,app,procs,rep,offered,offer_pps,nic_rx,captured_sum,ring_drops,busy,total,rx,reader,reader_sys,reader_user,bench,other,window,window_user,path,disk_bytes"
 
 # cost_row SETUP SIZE KIND PROCS REP CAPTURED DROPS PATH SNAP0 SNAP1: one
 # row of OUT-cost.csv, per frame the NIC received (what was offered, if
 # the NIC does not count what XDP took)
 cost_row() {
-	local n=${NIC_RX:-0} split
+	local n=${NIC_RX:-0} split disk= f
 	[ "$n" -gt 0 ] || n=$OFFERED
+	# What a set-up that writes a capture file wrote, compressed or not.
+	for f in "$out"/capture.*; do
+		[ -e "$f" ] || continue
+		disk=$(stat -c %s "$f")
+		rm -f "$f"
+	done
 	split=$(cost_split "$9" "${10}" "$n" "$(cat "$COST_WINDOW")")
 	local f=(
 		"$(uname -r)" "$GIT_REV" "$DATE" "$1" "$2" "$3" "$4" "$5" "$OFFERED"
@@ -156,7 +162,7 @@ cost_row() {
 		$(for k in busy total rx reader reader_sys reader_user bench other window; do
 			kv "$k" " $split"; done)
 		"$(kv window_user " $(cat "$COST_WINDOW")")"
-		"$8"
+		"$8" "$disk"
 	)
 	(IFS=,; echo "${f[*]}") >>"$COST_CSV"
 	printf 'bench: cost %-9s %4sB rep %s: offered %s at %s/s, NIC %s, captured %s: %s\n' \

@@ -37,6 +37,11 @@ setup_enter() {
 		# pcap against pcapng with its options (docs/PCAPNG.md).
 		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
 		RC_ARGS=(-w "$out/capture.${1#rc_}") ;;
+	rc_cutoff)
+		# The same pcapng file, of each flow and direction only the
+		# frames within its first 1500 bytes (RINGCAP_FLOW_CUTOFF).
+		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
+		RC_ARGS=(-k 1500 -w "$out/capture.pcapng") ;;
 	e1k_af|e1k_fanout)
 		nic_bind e1000e; echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system ;;
 	e1k_m0td)

@@ -48,9 +48,19 @@ static int rce_rx_thread(void *data)
 			u64_stats_inc(&rx->stats.zc_masked);
 			u64_stats_update_end(&rx->stats.syncp);
 		}
-		if (rce_rx_pending(rx) || kthread_should_stop() ||
+		/*
+		 * A descriptor written since the clean is work, unless the
+		 * clean could take none: a zero-copy reader that holds every
+		 * buffer or is gone leaves it there, and spinning on it
+		 * would hold up RCU on this CPU, and with it the unbind
+		 * whose switch (rce_zc_switch()) wakes us. The reader's
+		 * release wakes us too (zc_wakeup).
+		 */
+		if ((rce_rx_pending(rx) && (done || !rx->zc)) ||
+		    kthread_should_stop() ||
 		    READ_ONCE(rx->zc_next) != rx->zc) {
 			__set_current_state(TASK_RUNNING);
+			cond_resched();
 			continue;
 		}
 		schedule();

@@ -74,6 +74,17 @@ def paired(rows, a, b, size, col):
                   if a in v and b in v and v[b])
 
 
+def verdict(rs, most, fmt):
+    """What sorted per-run ratios rs say of a target of at most most."""
+    if most is None:
+        return "no target"
+    if rs[-1] <= most:
+        return "met: every run within " + fmt % most
+    if rs[0] > most:
+        return "not met: every run above " + fmt % most
+    return "undecided: the runs straddle " + fmt % most
+
+
 def targets(rows):
     out = []
     sizes = sorted({int(r["size"]) for r in rows})
@@ -83,17 +94,9 @@ def targets(rows):
             if not rs:
                 continue
             med = statistics.median(rs)
-            if most is None:
-                verdict = "no target"
-            elif rs[-1] <= most:
-                verdict = "met: every run within %.2fx" % most
-            elif rs[0] > most:
-                verdict = "not met: every run above %.2fx" % most
-            else:
-                verdict = "undecided: the runs straddle %.2fx" % most
             out.append("- %s, %d B (%s): %.3fx, runs %.3f-%.3f (%d "
                        "pairs); %s\n" % (what, size, col, med, rs[0], rs[-1],
-                                         len(rs), verdict))
+                                         len(rs), verdict(rs, most, "%.2fx")))
     if not out:
         return ""
     return ("\nTargets, as ratios of each run to the run of its reference "
@@ -121,19 +124,12 @@ def disk(rows, names):
                     float(r["offered"]))
         if not rs:
             continue
-        most = DISK_TARGETS.get(setup)
-        if most is None:
-            verdict = "no target"
-        elif rs[-1] <= most:
-            verdict = "met: every run within %g" % most
-        elif rs[0] > most:
-            verdict = "not met: every run above %g" % most
-        else:
-            verdict = "undecided: the runs straddle %g" % most
         out.append("- %s, %d B: %.5f of the offered bytes (runs %.5f-%.5f, "
                    "%d runs); %s\n" % (names.get(setup, setup), size,
                                       statistics.median(rs), rs[0], rs[-1],
-                                      len(rs), verdict))
+                                      len(rs),
+                                      verdict(rs, DISK_TARGETS.get(setup),
+                                              "%g")))
     if not out:
         return ""
     return ("\nDisk: the capture file's bytes per byte offered (frames "

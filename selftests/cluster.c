@@ -33,18 +33,6 @@ static unsigned int cl_flow(unsigned int i)
 	return cl_non_ip(i) ? NFLOWS : (i / 2) % NFLOWS;
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v & 0xffff);
-}
-
 static uint16_t cl_build(unsigned int i, uint8_t *buf)
 {
 	unsigned int f = cl_flow(i), dir = i % 2, off, k;
@@ -58,7 +46,7 @@ static uint16_t cl_build(unsigned int i, uint8_t *buf)
 	memset(buf, 0, len);
 	memcpy(buf, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
 	if (cl_non_ip(i)) {
-		put16(buf + 12, RC_ETH_P_TEST + 1);
+		rc_put16(buf + 12, RC_ETH_P_TEST + 1);
 		off = 14;
 		goto payload;
 	}
@@ -66,65 +54,52 @@ static uint16_t cl_build(unsigned int i, uint8_t *buf)
 	b[0] = 10; b[1] = 2; b[3] = (f * 7) % 250 + 1;
 	if (v6) {
 		a[0] = b[0] = 0xfd;
-		put16(buf + 12, 0x86dd);
+		rc_put16(buf + 12, 0x86dd);
 		buf[14] = 0x60;
-		put16(buf + 18, len - 54);
+		rc_put16(buf + 18, len - 54);
 		buf[20] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
 		buf[21] = 64;
 		memcpy(buf + 22, src, 16);
 		memcpy(buf + 38, dst, 16);
 		off = 54;
 	} else {
-		put16(buf + 12, 0x0800);
+		rc_put16(buf + 12, 0x0800);
 		buf[14] = 0x45;
-		put16(buf + 16, len - 14);
+		rc_put16(buf + 16, len - 14);
 		buf[22] = 64;
 		buf[23] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
 		memcpy(buf + 26, src, 4);
 		memcpy(buf + 30, dst, 4);
 		off = 34;
 	}
-	put16(buf + off, sport);
-	put16(buf + off + 2, dport);
+	rc_put16(buf + off, sport);
+	rc_put16(buf + off + 2, dport);
 	if (tcp) {
 		buf[off + 12] = 5 << 4;
 		off += 20;
 	} else {
-		put16(buf + off + 4, len - off);
+		rc_put16(buf + off + 4, len - off);
 		off += 8;
 	}
 payload:
-	put32(buf + off, CL_MAGIC);
-	put32(buf + off + 4, i);
+	rc_put32(buf + off, CL_MAGIC);
+	rc_put32(buf + off + 4, i);
 	for (k = off + 8; k < len; k++)
 		buf[k] = (i * 13 + k) & 0xff;
 	return len;
 }
 
-/* Inject frames [first, first + n) on queue i % 2. */
+/* Frame i arrives on queue i % 2. */
+static uint16_t cl_build_on(unsigned int i, const void *arg, uint8_t *buf,
+			    unsigned int *queue)
+{
+	*queue = i % 2;
+	return cl_build(i, buf);
+}
+
 static int cl_inject(const char *dev, unsigned int first, unsigned int n)
 {
-	enum { CHUNK = 60 * 1024 };
-	static uint8_t buf[CHUNK + 4 + 512];
-	unsigned int i = first;
-	size_t len;
-	int err;
-
-	while (i < first + n) {
-		for (len = 0; i < first + n && len < CHUNK; i++) {
-			uint16_t l = cl_build(i, buf + len + 4);
-
-			buf[len] = i % 2;
-			buf[len + 1] = 0;
-			buf[len + 2] = l & 0xff;
-			buf[len + 3] = l >> 8;
-			len += 4 + l;
-		}
-		err = rc_sim_write(dev, "inject", buf, len);
-		if (err)
-			return err;
-	}
-	return 0;
+	return rc_sim_inject_built(dev, first, n, cl_build_on, NULL);
 }
 
 /* Where a frame went: owner[i] is the socket that got frame i, or -1. */

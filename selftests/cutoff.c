@@ -34,18 +34,6 @@ struct co_frame {
 	uint32_t id;
 };
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, v >> 16);
-	put16(p + 2, v & 0xffff);
-}
-
 /*
  * Flow f: IPv6 when f % 4 == 3 (behind a hop-by-hop and a destination
  * options header when f % 8 == 7), TCP when f is odd; addresses shared by
@@ -66,9 +54,9 @@ static uint16_t co_build(const struct co_frame *c, uint8_t *buf)
 	dst = c->dir ? a : b;
 	if (v6) {
 		a[0] = b[0] = 0xfd;
-		put16(buf + 12, 0x86dd);
+		rc_put16(buf + 12, 0x86dd);
 		buf[14] = 0x60;
-		put16(buf + 18, c->len - 54);
+		rc_put16(buf + 18, c->len - 54);
 		buf[20] = ext ? 0 : tcp ? IPPROTO_TCP : IPPROTO_UDP;
 		buf[21] = 64;
 		memcpy(buf + 22, src, 16);
@@ -86,27 +74,27 @@ static uint16_t co_build(const struct co_frame *c, uint8_t *buf)
 			off += 24;
 		}
 	} else {
-		put16(buf + 12, 0x0800);
+		rc_put16(buf + 12, 0x0800);
 		buf[14] = 0x45;
-		put16(buf + 16, c->len - 14);
+		rc_put16(buf + 16, c->len - 14);
 		buf[22] = 64;
 		buf[23] = tcp ? IPPROTO_TCP : IPPROTO_UDP;
 		memcpy(buf + 26, src, 4);
 		memcpy(buf + 30, dst, 4);
 		off = 34;
 	}
-	put16(buf + off, c->dir ? pb : pa);
-	put16(buf + off + 2, c->dir ? pa : pb);
+	rc_put16(buf + off, c->dir ? pb : pa);
+	rc_put16(buf + off + 2, c->dir ? pa : pb);
 	if (tcp) {
 		buf[off + 12] = 5 << 4;
 		buf[off + 13] = c->tcp;
 		off += 20;
 	} else {
-		put16(buf + off + 4, c->len - off);
+		rc_put16(buf + off + 4, c->len - off);
 		off += 8;
 	}
-	put32(buf + off, CO_MAGIC);
-	put32(buf + off + 4, c->id);
+	rc_put32(buf + off, CO_MAGIC);
+	rc_put32(buf + off + 4, c->id);
 	buf[off + 8] = c->flow;
 	buf[off + 9] = c->dir;
 	buf[off + 10] = c->tcp;
@@ -115,31 +103,19 @@ static uint16_t co_build(const struct co_frame *c, uint8_t *buf)
 	return c->len;
 }
 
-/* Inject frames fr[0..n), all on queue 0, in order. */
+/* Frame i of the array arg, on queue 0. */
+static uint16_t co_build_on(unsigned int i, const void *arg, uint8_t *buf,
+			    unsigned int *queue)
+{
+	*queue = 0;
+	return co_build((const struct co_frame *)arg + i, buf);
+}
+
+/* Inject frames fr[0..n), in order. */
 static int co_inject(const char *dev, const struct co_frame *fr,
 		     unsigned int n)
 {
-	enum { CHUNK = 60 * 1024 };
-	static uint8_t buf[CHUNK + 4 + 1600];
-	unsigned int i = 0;
-	size_t len;
-	int err;
-
-	while (i < n) {
-		for (len = 0; i < n && len < CHUNK; i++) {
-			uint16_t l = co_build(&fr[i], buf + len + 4);
-
-			buf[len] = 0;
-			buf[len + 1] = 0;
-			buf[len + 2] = l & 0xff;
-			buf[len + 3] = l >> 8;
-			len += 4 + l;
-		}
-		err = rc_sim_write(dev, "inject", buf, len);
-		if (err)
-			return err;
-	}
-	return 0;
+	return rc_sim_inject_built(dev, 0, n, co_build_on, fr);
 }
 
 /* What the documented rules keep: keep[i] for each frame of fr. */

@@ -138,6 +138,32 @@ int rc_sim_raw(const char *dev, const char *file, unsigned int queue,
 	return rc_sim_write(dev, file, buf, 4 + len);
 }
 
+int rc_sim_inject_built(const char *dev, unsigned int first, unsigned int n,
+			rc_build_fn build, const void *arg)
+{
+	enum { CHUNK = 60 * 1024 };
+	static uint8_t buf[CHUNK + 4 + RC_MAX_LEN];
+	unsigned int i = first, queue;
+	size_t len;
+	uint16_t l;
+	int err;
+
+	while (i < first + n) {
+		for (len = 0; i < first + n && len < CHUNK; i++) {
+			l = build(i, arg, buf + len + 4, &queue);
+			buf[len] = queue & 0xff;
+			buf[len + 1] = queue >> 8;
+			buf[len + 2] = l & 0xff;
+			buf[len + 3] = l >> 8;
+			len += 4 + l;
+		}
+		err = rc_sim_write(dev, "inject", buf, len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int rc_sim_inject(const char *dev, const struct rc_spec *specs,
 		  unsigned int n)
 {

@@ -74,6 +74,16 @@ int rc_frame_check(const uint8_t *data, uint32_t caplen, uint32_t wire_len,
 /* Write frames to the sim's debugfs inject file; 0 or -errno. */
 int rc_sim_inject(const char *dev, const struct rc_spec *specs,
 		  unsigned int n);
+/*
+ * Frames built by the caller, first..first+n-1, injected in as few writes
+ * as fit: build(i, arg, buf, &queue) writes frame i (at most RC_MAX_LEN
+ * bytes) into buf, sets the RX queue it arrives on and returns its
+ * length. 0 or -errno.
+ */
+typedef uint16_t (*rc_build_fn)(unsigned int i, const void *arg,
+				uint8_t *buf, unsigned int *queue);
+int rc_sim_inject_built(const char *dev, unsigned int first, unsigned int n,
+			rc_build_fn build, const void *arg);
 /* One write of buf to a sim debugfs file (inject, hold, aware...). */
 int rc_sim_write(const char *dev, const char *file, const void *buf,
 		 size_t len);

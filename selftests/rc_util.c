@@ -276,7 +276,7 @@ static int proc_find(bool (*match)(const struct rc_proc_line *l,
 	for (line = line ? strtok_r(line, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save)) {
 		memset(&l, 0, sizeof(l));
-		if (sscanf(line, "%d %lu %31s %7s %lu %llu %llu %llu %llu %llu %7s %11s %7s %39s %39s",
+		if (sscanf(line, "%d %lu %31s %7s %lu %llu %llu %llu %llu %llu %7s %11s %15s %39s %39s",
 			   &l.pid, &l.inode, l.device, l.queue, &l.ring_bytes,
 			   &l.received, &l.dropped, &l.filtered, &l.wakeups,
 			   &l.bad_consumer, l.filter, l.cluster, l.policy,

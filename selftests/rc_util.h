@@ -20,6 +20,19 @@
 #define RC_SIM_DEBUGFS	"/sys/kernel/debug/ringcap_sim"
 #define RC_PARAMS	"/sys/module/ringcap/parameters"
 
+/* Big-endian stores into a frame being built. */
+static inline void rc_put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static inline void rc_put32(uint8_t *p, uint32_t v)
+{
+	rc_put16(p, v >> 16);
+	rc_put16(p + 2, v & 0xffff);
+}
+
 /* A mapped ringcap socket and the reader's position in it. */
 struct rc_ring {
 	int fd;
@@ -70,7 +83,7 @@ struct rc_proc_line {
 	unsigned long long received, dropped, filtered, wakeups, bad_consumer;
 	char filter[8];
 	char cluster[12];	/* id, or "-" */
-	char policy[8];		/* flow, rr, queue, or "-" */
+	char policy[16];	/* flow, rr, queue (each maybe +span), or "-" */
 	char path[40];
 	char persist[40];	/* the ring's name, or "-" */
 };

@@ -250,19 +250,12 @@ static void set_expect(struct fz_sock *s, int name, uint32_t v, int *set)
 	case RINGCAP_ZEROCOPY:
 	case RINGCAP_CAPTURE:
 	case RINGCAP_GAPS:
-		/* fixed at bind, and by a device that went away */
-		if (v > 1) {
-			set[n++] = EINVAL;
-		} else {
-			if ((!s->bound && !s->gone) || s->shared)
-				set[n++] = 0;
-			if (s->bound || s->gone || s->shared)
-				set[n++] = EBUSY;
-		}
-		break;
 	case RINGCAP_FLOW_CUTOFF:
-		/* fixed at bind; its table is small (cutoff_flows default) */
-		if (v > RINGCAP_FLOW_CUTOFF_MAX) {
+		/*
+		 * fixed at bind, and by a device that went away; the cut-off's
+		 * table is small (cutoff_flows' default)
+		 */
+		if (v > (name == RINGCAP_FLOW_CUTOFF ? RINGCAP_FLOW_CUTOFF_MAX : 1)) {
 			set[n++] = EINVAL;
 		} else {
 			if ((!s->bound && !s->gone) || s->shared)

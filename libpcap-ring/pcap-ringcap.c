@@ -41,11 +41,12 @@
  *   RINGCAP_QUEUE=N       RX queue N (0..65534) of every device, as if
  *                         named DEV@N; ringcap required. With a queue in
  *                         the name as well, the two must agree
- *   RINGCAP_CLUSTER=ID[:flow|rr|queue]
+ *   RINGCAP_CLUSTER=ID[:flow|rr|queue[+span]]
  *                         join cluster ID (1..4294967295; policy flow if
  *                         left out) before bind: the processes that join
  *                         the same ID on a device share its frames, each
- *                         frame to one of them; ringcap required
+ *                         frame to one of them (with +span, the members
+ *                         on every device of theirs); ringcap required
  *   RINGCAP_ZEROCOPY=1    zero-copy receive: the socket takes its one RX
  *                         queue (DEV@Q or RINGCAP_QUEUE=Q; anything else
  *                         fails pcap_create(), as does RINGCAP_CLUSTER
@@ -308,7 +309,7 @@ static int rc_pcap_env_cluster(struct rc_pcap_req *req, char *ebuf)
 	if (!rcap_parse_cluster(v, &req->cluster_id, &req->cluster_policy))
 		return 0;
 	snprintf(ebuf, PCAP_ERRBUF_SIZE,
-		 "ringcap: RINGCAP_CLUSTER=\"%s\": expected ID[:flow|rr|queue] with ID 1..%u",
+		 "ringcap: RINGCAP_CLUSTER=\"%s\": expected ID[:flow|rr|queue[+span]] with ID 1..%u",
 		 v, UINT32_MAX);
 	return -1;
 }

@@ -58,16 +58,22 @@ static int ringcap_join(struct ringcap_sock *rs)
 	if (err)
 		goto err_put;
 	list_add_tail(&rs->dev_node, &rd->socks);
-	err = ringcap_dev_publish(rd, rs, NULL, false);
+	if (ringcap_cluster_spans(rs))
+		ringcap_cluster_span_join(rs);
+	err = ringcap_dev_publish(rd, rs, NULL, false, false);
 	if (err)
 		goto err_del;
 	WRITE_ONCE(rs->rd, rd);
+	if (ringcap_cluster_spans(rs))
+		ringcap_cluster_span_publish(rs);
 	if (list_is_singular(&rd->socks))
 		ringcap_hook_add(rd);
 	ringcap_xdp_update(rd, false);
 	return 0;
 
 err_del:
+	if (ringcap_cluster_spans(rs))
+		ringcap_cluster_span_leave(rs);
 	list_del(&rs->dev_node);
 err_put:
 	ringcap_dev_put(rd);
@@ -90,7 +96,11 @@ static void ringcap_leave(struct ringcap_sock *rs)
 		return;
 	list_del(&rs->dev_node);
 	ringcap_xdp_update(rd, true);
-	ringcap_dev_publish(rd, NULL, rs, false);
+	if (ringcap_cluster_spans(rs))
+		ringcap_cluster_span_leave(rs);
+	ringcap_dev_publish(rd, NULL, rs, false, false);
+	if (ringcap_cluster_spans(rs))
+		ringcap_cluster_span_publish(rs);
 	if (list_empty(&rd->socks))
 		ringcap_hook_del(rd);
 	else

@@ -4,13 +4,18 @@
  * sockets of one destination of a device's set (dev.c); the set is
  * immutable, so the choice needs no lock and sees a consistent member
  * count. A member's full ring is its own drop: the frame is not offered to
- * another member, which would split the flow.
+ * another member, which would split the flow. A spanning cluster's
+ * members are bound to several devices, and each of those devices' sets
+ * holds them all (dev.c), so its frames are shared by every member.
  */
 #include <linux/jhash.h>
 #include <linux/random.h>
 #include "ringcap.h"
 
 static u32 ringcap_flow_seed __read_mostly;
+
+/* The bound members of spanning clusters, every namespace's; under rtnl. */
+static LIST_HEAD(ringcap_spans);
 
 /*
  * A hash of the frame's addresses, protocol and ports that is the same in
@@ -41,7 +46,7 @@ static u32 ringcap_flow_hash(const struct ringcap_flow *fl)
 struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 					  struct ringcap_frame *f)
 {
-	switch (d->cluster.policy) {
+	switch (d->cluster.policy & ~RINGCAP_CLUSTER_SPAN) {
 	case RINGCAP_CLUSTER_RR:
 		return d->socks[(u32)atomic_inc_return(&d->next) % d->nr];
 	case RINGCAP_CLUSTER_QUEUE:
@@ -57,14 +62,35 @@ struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 	}
 }
 
+/*
+ * May rs join a spanning cluster? Its members agree on the policy in
+ * every device of the namespace, and each takes all of its device's
+ * queues.
+ */
+static int ringcap_cluster_check_span(struct ringcap_sock *rs)
+{
+	struct ringcap_sock *m;
+
+	if (rs->queue != RINGCAP_QUEUE_ANY)
+		return -EINVAL;
+	list_for_each_entry(m, &ringcap_spans, span_node)
+		if (m->cluster.id == rs->cluster.id &&
+		    net_eq(sock_net(&m->sk), sock_net(&rs->sk)) &&
+		    m->cluster.policy != rs->cluster.policy)
+			return -EEXIST;
+	return 0;
+}
+
 /**
  * ringcap_cluster_check - may a socket join its cluster on this device?
  * @rd: the device; rtnl held
  * @rs: the socket, not yet in rd->socks
  *
- * A cluster's members share one device, queue spec and policy.
+ * A cluster's members share one device, queue spec and policy; a
+ * spanning cluster's share the namespace and policy, on any device.
  *
- * Return: 0, or -EEXIST if @rs disagrees with the members already bound.
+ * Return: 0; -EEXIST if @rs disagrees with the members already bound;
+ * -EINVAL for a spanning member bound to one queue.
  */
 int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs)
 {
@@ -77,7 +103,116 @@ int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs)
 		    (m->cluster.policy != rs->cluster.policy ||
 		     m->queue != rs->queue))
 			return -EEXIST;
-	return 0;
+	return ringcap_cluster_spans(rs) ? ringcap_cluster_check_span(rs) : 0;
+}
+
+/**
+ * ringcap_cluster_span_join - a member of a spanning cluster binds
+ * @rs: the member, before its device's set is published; rtnl held
+ *
+ * The sets published from here on hold it; its device's comes first,
+ * then ringcap_cluster_span_publish() has the others follow.
+ */
+void ringcap_cluster_span_join(struct ringcap_sock *rs)
+{
+	ASSERT_RTNL();
+	list_add_tail(&rs->span_node, &ringcap_spans);
+}
+
+/**
+ * ringcap_cluster_span_leave - undo ringcap_cluster_span_join()
+ * @rs: the member, before its device publishes a set without it; rtnl held
+ */
+void ringcap_cluster_span_leave(struct ringcap_sock *rs)
+{
+	ASSERT_RTNL();
+	list_del(&rs->span_node);
+}
+
+/**
+ * ringcap_cluster_span_publish - the other devices follow rs's device
+ * @rs: a member that joined or left, its own device's set published;
+ *	rtnl held
+ *
+ * Every other device with a member of its cluster publishes a set that
+ * holds it now, or no longer does. Its own device published first, so
+ * its fed range (dev.c) opened before, or closed before, any other set
+ * that holds it, or no longer does, is seen.
+ */
+void ringcap_cluster_span_publish(struct ringcap_sock *rs)
+{
+	struct ringcap_dev *done[8];
+	struct ringcap_sock *m;
+	unsigned int n = 0, i;
+
+	ASSERT_RTNL();
+	list_for_each_entry(m, &ringcap_spans, span_node) {
+		if (m->cluster.id != rs->cluster.id || m->rd == rs->rd ||
+		    !net_eq(sock_net(&m->sk), sock_net(&rs->sk)))
+			continue;
+		/* Each device once, as far as we remember; again is harmless. */
+		for (i = 0; i < n && done[i] != m->rd; i++)
+			;
+		if (i < n)
+			continue;
+		if (n < ARRAY_SIZE(done))
+			done[n++] = m->rd;
+		ringcap_dev_republish(m->rd);
+	}
+}
+
+/**
+ * ringcap_cluster_span_members - the bound members of a spanning cluster
+ * @rs: one of them, or one that joins; rtnl held
+ * @out: filled with them, if not NULL
+ *
+ * Return: how many.
+ */
+unsigned int ringcap_cluster_span_members(const struct ringcap_sock *rs,
+					  struct ringcap_sock **out)
+{
+	struct ringcap_sock *m;
+	unsigned int n = 0;
+
+	ASSERT_RTNL();
+	list_for_each_entry(m, &ringcap_spans, span_node) {
+		if (m->cluster.id != rs->cluster.id ||
+		    !net_eq(sock_net(&m->sk), sock_net(&rs->sk)))
+			continue;
+		if (out)
+			out[n] = m;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * ringcap_cluster_span_room - socket slots a device's set needs for the
+ *	members of its spanning clusters
+ * @socks: the device's bound sockets; rtnl held
+ *
+ * Only the clusters with a member there count, and only their namespace's
+ * members, so no one else's sockets make this device's sets larger.
+ *
+ * Return: the members of each spanning cluster of @socks, added up.
+ */
+unsigned int ringcap_cluster_span_room(struct list_head *socks)
+{
+	struct ringcap_sock *rs, *m;
+	unsigned int n = 0;
+
+	ASSERT_RTNL();
+	list_for_each_entry(rs, socks, dev_node) {
+		if (!ringcap_cluster_spans(rs))
+			continue;
+		/* Each cluster once: at its first member on the list. */
+		list_for_each_entry(m, socks, dev_node)
+			if (m == rs || m->cluster.id == rs->cluster.id)
+				break;
+		if (m == rs)
+			n += ringcap_cluster_span_members(rs, NULL);
+	}
+	return n;
 }
 
 /**
@@ -95,6 +230,12 @@ const char *ringcap_cluster_policy_name(u32 policy)
 		return "rr";
 	case RINGCAP_CLUSTER_QUEUE:
 		return "queue";
+	case RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_SPAN:
+		return "flow+span";
+	case RINGCAP_CLUSTER_RR | RINGCAP_CLUSTER_SPAN:
+		return "rr+span";
+	case RINGCAP_CLUSTER_QUEUE | RINGCAP_CLUSTER_SPAN:
+		return "queue+span";
 	}
 	return "?";
 }

@@ -70,7 +70,7 @@ static void ringcap_set_fill(struct ringcap_dev_set *set,
 {
 	struct ringcap_sock *rs, *m;
 	struct ringcap_dest *d;
-	unsigned int n = 0;
+	unsigned int n = 0, i;
 
 	list_for_each_entry(rs, socks, dev_node) {
 		if (rs->cluster.id && ringcap_set_cluster(set, rs->cluster.id))
@@ -85,6 +85,14 @@ static void ringcap_set_fill(struct ringcap_dev_set *set,
 		if (!rs->cluster.id) {
 			set->socks[n++] = rs;
 			d->nr = 1;
+			continue;
+		}
+		if (ringcap_cluster_spans(rs)) {
+			/* Its members on every device (cluster.c). */
+			d->nr = ringcap_cluster_span_members(rs, d->socks);
+			for (i = 0; i < d->nr; i++)
+				d->steal |= d->socks[i]->steal;
+			n += d->nr;
 			continue;
 		}
 		list_for_each_entry(m, socks, dev_node) {
@@ -104,6 +112,7 @@ static void ringcap_set_fill(struct ringcap_dev_set *set,
  * @del: a socket gone from rd->socks, or NULL
  * @open_all: every socket starts being fed by this version, as when a
  *	      driver registers
+ * @nofail: the allocation may not fail (a republish)
  *
  * The set is built from rd->socks. The sockets' fed ranges change before
  * the set is visible, so a mark of the new version never meets an old
@@ -113,24 +122,28 @@ static void ringcap_set_fill(struct ringcap_dev_set *set,
  * must leave.
  */
 int ringcap_dev_publish(struct ringcap_dev *rd, struct ringcap_sock *add,
-			struct ringcap_sock *del, bool open_all)
+			struct ringcap_sock *del, bool open_all, bool nofail)
 {
 	struct ringcap_dev_set *old = rtnl_dereference(rd->set);
-	gfp_t gfp = GFP_KERNEL | (del ? __GFP_NOFAIL : 0);
+	gfp_t gfp = GFP_KERNEL | (del || nofail ? __GFP_NOFAIL : 0);
 	struct ringcap_dev_set *set;
 	struct ringcap_sock *rs;
 	unsigned int nr = 0;
 
+	unsigned int nr_span;
+
 	list_for_each_entry(rs, &rd->socks, dev_node)
 		nr++;
+	/* Spanning clusters bring members of other devices (cluster.c). */
+	nr_span = ringcap_cluster_span_room(&rd->socks);
 	/* At most one destination per socket, after the socket pointers. */
-	set = kmalloc(struct_size(set, socks, nr) +
+	set = kmalloc(struct_size(set, socks, nr + nr_span) +
 		      nr * sizeof(struct ringcap_dest), gfp);
 	if (!set)
 		return -ENOMEM;
 	set->version = ringcap_next_version();
 	set->nr_dests = 0;
-	set->dests = (struct ringcap_dest *)&set->socks[nr];
+	set->dests = (struct ringcap_dest *)&set->socks[nr + nr_span];
 	ringcap_set_fill(set, &rd->socks);
 	if (open_all)
 		list_for_each_entry(rs, &rd->socks, dev_node)
@@ -143,6 +156,17 @@ int ringcap_dev_publish(struct ringcap_dev *rd, struct ringcap_sock *add,
 	if (old)
 		kfree_rcu(old, rcu);
 	return 0;
+}
+
+/**
+ * ringcap_dev_republish - publish a device's set anew, as it stands
+ * @rd: the device, whose spanning clusters changed elsewhere; rtnl held
+ *
+ * Sockets neither join nor leave it, so it cannot fail.
+ */
+void ringcap_dev_republish(struct ringcap_dev *rd)
+{
+	ringcap_dev_publish(rd, NULL, NULL, false, true);
 }
 
 /**
@@ -168,7 +192,7 @@ void ringcap_dev_close_all(struct ringcap_dev *rd)
  */
 int ringcap_dev_open_all(struct ringcap_dev *rd)
 {
-	return ringcap_dev_publish(rd, NULL, NULL, true);
+	return ringcap_dev_publish(rd, NULL, NULL, true, false);
 }
 
 /**

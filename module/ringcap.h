@@ -93,6 +93,7 @@ struct ringcap_sock {
 	 */
 	bool steal;
 	struct ringcap_cluster cluster;	/* set before bind, under lock */
+	struct list_head span_node;	/* a spanning cluster's, while bound */
 	bool gone;			/* the bound device was unregistered */
 	char devname[IFNAMSIZ];		/* for /proc, under ringcap_socks_lock */
 
@@ -318,8 +319,9 @@ struct ringcap_dev *ringcap_dev_get(struct net_device *dev);
 void ringcap_dev_put(struct ringcap_dev *rd);
 unsigned int ringcap_dev_nr_queues(struct net_device *dev);
 int ringcap_dev_publish(struct ringcap_dev *rd, struct ringcap_sock *add,
-			struct ringcap_sock *del, bool open_all);
+			struct ringcap_sock *del, bool open_all, bool nofail);
 int ringcap_dev_open_all(struct ringcap_dev *rd);
+void ringcap_dev_republish(struct ringcap_dev *rd);
 void ringcap_dev_close_all(struct ringcap_dev *rd);
 /* What ringcap_set_deliver() found. */
 #define RINGCAP_SET_WANTED	0x1	/* a destination wanted the frame */
@@ -370,6 +372,17 @@ const char *ringcap_path_name(const struct ringcap_path *p);
 struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 					  struct ringcap_frame *f);
 int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs);
+void ringcap_cluster_span_join(struct ringcap_sock *rs);
+void ringcap_cluster_span_publish(struct ringcap_sock *rs);
+void ringcap_cluster_span_leave(struct ringcap_sock *rs);
+unsigned int ringcap_cluster_span_members(const struct ringcap_sock *rs,
+					  struct ringcap_sock **out);
+unsigned int ringcap_cluster_span_room(struct list_head *socks);
+
+static inline bool ringcap_cluster_spans(const struct ringcap_sock *rs)
+{
+	return rs->cluster.id && (rs->cluster.policy & RINGCAP_CLUSTER_SPAN);
+}
 const char *ringcap_cluster_policy_name(u32 policy);
 void ringcap_cluster_init(void);
 /*

@@ -185,7 +185,9 @@ static int ringcap_set_tx_size(struct ringcap_sock *rs,
 /* Membership is fixed at bind, where the cluster's other members are met. */
 static int ringcap_check_cluster(const union ringcap_optval *v)
 {
-	return v->cluster.policy <= RINGCAP_CLUSTER_QUEUE ? 0 : -EINVAL;
+	u32 policy = v->cluster.policy & ~RINGCAP_CLUSTER_SPAN;
+
+	return policy <= RINGCAP_CLUSTER_QUEUE ? 0 : -EINVAL;
 }
 
 static int ringcap_set_cluster(struct ringcap_sock *rs,

@@ -212,7 +212,7 @@ kernel_build() {
 # and "e1000e-b", so that the lanes can come out even (6.1's e1000e as
 # one guest, 805 s, left them at 2206 and 2063 s in the warm run on
 # 30bcb6d).
-debug_core="socket_api receive ring wakeup modes cluster cutoff lifecycle hardening persist lifecycle.sh tools.sh"
+debug_core="socket_api receive ring wakeup modes cluster span cutoff lifecycle hardening persist lifecycle.sh tools.sh"
 debug_paths="xdp.sh xdp_link.sh e1000e/zerocopy.sh e1000e/txring.sh"
 debug_core_env=(-e RC_FUZZ_SECONDS=60 -e RC_FUZZ_SEGMENT=60)
 # kmemleak tracks every allocation, a third or more of a debug guest's

@@ -9,23 +9,36 @@
 #include <sys/socket.h>
 #include "internal.h"
 
-static const char *const rc_policies[] = {
-	[RINGCAP_CLUSTER_FLOW] = "flow",
-	[RINGCAP_CLUSTER_RR] = "rr",
-	[RINGCAP_CLUSTER_QUEUE] = "queue",
+/* Each policy, and with RINGCAP_CLUSTER_SPAN "+span" after its name. */
+static const struct {
+	uint32_t policy;
+	const char *name;
+} rc_policies[] = {
+	{ RINGCAP_CLUSTER_FLOW, "flow" },
+	{ RINGCAP_CLUSTER_RR, "rr" },
+	{ RINGCAP_CLUSTER_QUEUE, "queue" },
+	{ RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_SPAN, "flow+span" },
+	{ RINGCAP_CLUSTER_RR | RINGCAP_CLUSTER_SPAN, "rr+span" },
+	{ RINGCAP_CLUSTER_QUEUE | RINGCAP_CLUSTER_SPAN, "queue+span" },
 };
 
 #define RC_NR_POLICIES	(sizeof(rc_policies) / sizeof(rc_policies[0]))
 
 const char *rcap_cluster_policy_name(uint32_t policy)
 {
-	return policy < RC_NR_POLICIES ? rc_policies[policy] : NULL;
+	unsigned int i;
+
+	for (i = 0; i < RC_NR_POLICIES; i++)
+		if (rc_policies[i].policy == policy)
+			return rc_policies[i].name;
+	return NULL;
 }
 
 int rcap_parse_cluster(const char *spec, uint32_t *id, uint32_t *policy)
 {
 	unsigned long long val = 0;
 	const char *s = spec;
+	unsigned int i;
 	uint32_t p;
 
 	if (!spec || !id || !policy || !isdigit((unsigned char)*s))
@@ -42,11 +55,12 @@ int rcap_parse_cluster(const char *spec, uint32_t *id, uint32_t *policy)
 	} else {
 		if (*s++ != ':')
 			goto inval;
-		for (p = 0; p < RC_NR_POLICIES; p++)
-			if (!strcmp(s, rc_policies[p]))
+		for (i = 0; i < RC_NR_POLICIES; i++)
+			if (!strcmp(s, rc_policies[i].name))
 				break;
-		if (p == RC_NR_POLICIES)
+		if (i == RC_NR_POLICIES)
 			goto inval;
+		p = rc_policies[i].policy;
 	}
 	*id = (uint32_t)val;
 	*policy = p;
@@ -63,7 +77,7 @@ int rcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy)
 
 	if (!id || !rcap_cluster_policy_name(policy))
 		return rc_fail(rc, EINVAL,
-			       "bad cluster %u policy %u (id 1..%u; flow, rr or queue)",
+			       "bad cluster %u policy %u (id 1..%u; flow, rr or queue, each +span or not)",
 			       id, policy, UINT32_MAX);
 	if (!setsockopt(rc->fd, SOL_RINGCAP, RINGCAP_CLUSTER, &cl,
 			sizeof(cl))) {

@@ -153,6 +153,9 @@ static void cluster_cases(void)
 	cluster_good("42:rr", 42, RINGCAP_CLUSTER_RR);
 	cluster_good("007:queue", 7, RINGCAP_CLUSTER_QUEUE);
 	cluster_good("4294967295", 4294967295u, RINGCAP_CLUSTER_FLOW);
+	cluster_good("3:flow+span", 3,
+		     RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_SPAN);
+	cluster_good("3:rr+span", 3, RINGCAP_CLUSTER_RR | RINGCAP_CLUSTER_SPAN);
 
 	cluster_bad(NULL);
 	cluster_bad("");
@@ -168,8 +171,15 @@ static void cluster_cases(void)
 	cluster_bad("1 :rr");
 	cluster_bad("x:rr");
 	cluster_bad(":rr");
+	cluster_bad("1:span");
+	cluster_bad("1:+span");
+	cluster_bad("1:flow+");
+	cluster_bad("1:flow+span+span");
 
 	ok(!rcap_cluster_policy_name(3), "no name for policy 3");
+	ok(!strcmp(rcap_cluster_policy_name(RINGCAP_CLUSTER_QUEUE |
+					    RINGCAP_CLUSTER_SPAN), "queue+span"),
+	   "queue with RINGCAP_CLUSTER_SPAN is queue+span");
 	rc->fd = -1;
 	errno = 0;
 	ret = rcap_set_cluster(rc, 0, RINGCAP_CLUSTER_FLOW);

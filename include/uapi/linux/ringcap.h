@@ -191,10 +191,22 @@ struct sockaddr_ringcap {
  * The option is set before bind. A cluster on a device has one policy and
  * one queue: bind refuses a member that asks for another policy or binds
  * to another queue. id 0 leaves no cluster (default).
+ *
+ * Spanning devices (RINGCAP_CLUSTER_SPAN or'd into the policy): the
+ * members may bind to different devices of the namespace, such as the two
+ * ports of a tap, each to all queues (RINGCAP_QUEUE_ANY, else bind is
+ * EINVAL), and every frame of every member's device goes to one member of
+ * them all. With RINGCAP_CLUSTER_FLOW, whose hash is the same in both
+ * directions, both directions of a flow reach one member whichever port
+ * each arrives on. All members of a spanning cluster have the same policy
+ * (EEXIST otherwise); a cluster of the same id without the flag is
+ * another cluster, per device as above, but on one device an id names
+ * one cluster: a member of the other kind is refused there (EEXIST).
  */
 #define RINGCAP_CLUSTER_FLOW	0
 #define RINGCAP_CLUSTER_RR	1
 #define RINGCAP_CLUSTER_QUEUE	2
+#define RINGCAP_CLUSTER_SPAN	0x100	/* flag: members on several devices */
 
 struct ringcap_cluster {
 	__u32	id;

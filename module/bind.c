@@ -38,6 +38,18 @@ bool ringcap_may_steal(struct ringcap_sock *rs, bool audit)
 }
 
 /*
+ * rs, a member of a spanning cluster, joined or left its device's set,
+ * published: every other device of its cluster follows. Its own device
+ * published first, so its fed range (dev.c) opened, or closed, before any
+ * other set that holds it, or no longer does, is seen.
+ */
+static void ringcap_span_publish(struct ringcap_sock *rs)
+{
+	if (ringcap_cluster_spans(rs))
+		ringcap_cluster_span_devices(rs, ringcap_dev_republish);
+}
+
+/*
  * rs (rtnl held, rs->dev and rs->queue set) joins its device's set, and
  * the sources that feed the set learn of it: the mode 0 hook, which the
  * device's first socket adds, and the XDP path's map.
@@ -64,8 +76,7 @@ static int ringcap_join(struct ringcap_sock *rs)
 	if (err)
 		goto err_del;
 	WRITE_ONCE(rs->rd, rd);
-	if (ringcap_cluster_spans(rs))
-		ringcap_cluster_span_publish(rs);
+	ringcap_span_publish(rs);
 	if (list_is_singular(&rd->socks))
 		ringcap_hook_add(rd);
 	ringcap_xdp_update(rd, false);
@@ -99,8 +110,7 @@ static void ringcap_leave(struct ringcap_sock *rs)
 	if (ringcap_cluster_spans(rs))
 		ringcap_cluster_span_leave(rs);
 	ringcap_dev_publish(rd, NULL, rs, false, false);
-	if (ringcap_cluster_spans(rs))
-		ringcap_cluster_span_publish(rs);
+	ringcap_span_publish(rs);
 	if (list_empty(&rd->socks))
 		ringcap_hook_del(rd);
 	else

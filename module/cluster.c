@@ -111,7 +111,7 @@ int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs)
  * @rs: the member, before its device's set is published; rtnl held
  *
  * The sets published from here on hold it; its device's comes first,
- * then ringcap_cluster_span_publish() has the others follow.
+ * then the others follow (ringcap_cluster_span_devices()).
  */
 void ringcap_cluster_span_join(struct ringcap_sock *rs)
 {
@@ -130,34 +130,28 @@ void ringcap_cluster_span_leave(struct ringcap_sock *rs)
 }
 
 /**
- * ringcap_cluster_span_publish - the other devices follow rs's device
- * @rs: a member that joined or left, its own device's set published;
- *	rtnl held
- *
- * Every other device with a member of its cluster publishes a set that
- * holds it now, or no longer does. Its own device published first, so
- * its fed range (dev.c) opened before, or closed before, any other set
- * that holds it, or no longer does, is seen.
+ * ringcap_cluster_span_devices - each other device of rs's spanning cluster
+ * @rs: a member that joined or left; rtnl held
+ * @fn: called once for each device, other than rs's, with a member of its
+ *	cluster in its namespace (bind.c has each publish its set anew)
  */
-void ringcap_cluster_span_publish(struct ringcap_sock *rs)
+void ringcap_cluster_span_devices(struct ringcap_sock *rs,
+				  void (*fn)(struct ringcap_dev *rd))
 {
-	struct ringcap_dev *done[8];
-	struct ringcap_sock *m;
-	unsigned int n = 0, i;
+	struct ringcap_sock *m, *p;
 
 	ASSERT_RTNL();
 	list_for_each_entry(m, &ringcap_spans, span_node) {
 		if (m->cluster.id != rs->cluster.id || m->rd == rs->rd ||
 		    !net_eq(sock_net(&m->sk), sock_net(&rs->sk)))
 			continue;
-		/* Each device once, as far as we remember; again is harmless. */
-		for (i = 0; i < n && done[i] != m->rd; i++)
-			;
-		if (i < n)
-			continue;
-		if (n < ARRAY_SIZE(done))
-			done[n++] = m->rd;
-		ringcap_dev_republish(m->rd);
+		/* Each device once: at its first member on the list. */
+		list_for_each_entry(p, &ringcap_spans, span_node)
+			if (p == m || (p->rd == m->rd &&
+				       p->cluster.id == rs->cluster.id))
+				break;
+		if (p == m)
+			fn(m->rd);
 	}
 }
 

@@ -373,7 +373,8 @@ struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 					  struct ringcap_frame *f);
 int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs);
 void ringcap_cluster_span_join(struct ringcap_sock *rs);
-void ringcap_cluster_span_publish(struct ringcap_sock *rs);
+void ringcap_cluster_span_devices(struct ringcap_sock *rs,
+				  void (*fn)(struct ringcap_dev *rd));
 void ringcap_cluster_span_leave(struct ringcap_sock *rs);
 unsigned int ringcap_cluster_span_members(const struct ringcap_sock *rs,
 					  struct ringcap_sock **out);

@@ -70,15 +70,24 @@ struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 static int ringcap_cluster_check_span(struct ringcap_sock *rs)
 {
 	struct ringcap_sock *m;
+	unsigned int n = 0;
 
 	if (rs->queue != RINGCAP_QUEUE_ANY)
 		return -EINVAL;
-	list_for_each_entry(m, &ringcap_spans, span_node)
-		if (m->cluster.id == rs->cluster.id &&
-		    net_eq(sock_net(&m->sk), sock_net(&rs->sk)) &&
-		    m->cluster.policy != rs->cluster.policy)
+	list_for_each_entry(m, &ringcap_spans, span_node) {
+		if (m->cluster.id != rs->cluster.id ||
+		    !net_eq(sock_net(&m->sk), sock_net(&rs->sk)))
+			continue;
+		if (m->cluster.policy != rs->cluster.policy)
 			return -EEXIST;
-	return 0;
+		n++;
+	}
+	/*
+	 * Every device of the cluster holds all its members in each set it
+	 * publishes, and republishes when one comes or goes: bounded, so
+	 * that what a user's binds cost under rtnl stays small.
+	 */
+	return n < RINGCAP_CLUSTER_SPAN_MAX ? 0 : -ENOSPC;
 }
 
 /**
@@ -90,7 +99,8 @@ static int ringcap_cluster_check_span(struct ringcap_sock *rs)
  * spanning cluster's share the namespace and policy, on any device.
  *
  * Return: 0; -EEXIST if @rs disagrees with the members already bound;
- * -EINVAL for a spanning member bound to one queue.
+ * -EINVAL for a spanning member bound to one queue; -ENOSPC for one
+ * past RINGCAP_CLUSTER_SPAN_MAX members.
  */
 int ringcap_cluster_check(struct ringcap_dev *rd, struct ringcap_sock *rs)
 {

@@ -88,10 +88,15 @@ static void ringcap_set_fill(struct ringcap_dev_set *set,
 			continue;
 		}
 		if (ringcap_cluster_spans(rs)) {
-			/* Its members on every device (cluster.c). */
+			/*
+			 * Its members on every device (cluster.c). Only those
+			 * bound here may keep this device's frames from its
+			 * stack (mode 2), as on every path (xdp.c too).
+			 */
 			d->nr = ringcap_cluster_span_members(rs, d->socks);
 			for (i = 0; i < d->nr; i++)
-				d->steal |= d->socks[i]->steal;
+				if (d->socks[i]->ifindex == rs->ifindex)
+					d->steal |= d->socks[i]->steal;
 			n += d->nr;
 			continue;
 		}
@@ -300,13 +305,21 @@ unsigned int ringcap_dev_nr_queues(struct net_device *dev)
 	return rd && rd->nr_rxq ? rd->nr_rxq : dev->real_num_rx_queues;
 }
 
-/* Has one of d's sockets had the frames of set @version already? */
-static bool ringcap_dest_fed(const struct ringcap_dest *d, u32 version)
+/*
+ * Has one of d's sockets had the frames of set @version of device
+ * @ifindex already? A socket's fed range counts its own device's sets:
+ * a spanning cluster's members bound elsewhere say nothing of this
+ * device's (its destination here exists exactly while a member bound
+ * here does).
+ */
+static bool ringcap_dest_fed(const struct ringcap_dest *d, int ifindex,
+			     u32 version)
 {
 	unsigned int i;
 
 	for (i = 0; i < d->nr; i++)
-		if (ringcap_fed_by(d->socks[i], version))
+		if (d->socks[i]->ifindex == ifindex &&
+		    ringcap_fed_by(d->socks[i], version))
 			return true;
 	return false;
 }
@@ -337,7 +350,7 @@ unsigned int ringcap_set_deliver(struct ringcap_dev_set *set,
 			continue;
 		wanted |= RINGCAP_SET_WANTED |
 			  (d->steal ? RINGCAP_SET_STEAL : 0);
-		if (skip && ringcap_dest_fed(d, *skip))
+		if (skip && ringcap_dest_fed(d, f->ifindex, *skip))
 			continue;
 		ringcap_deliver(d->nr == 1 ? d->socks[0] :
 				ringcap_cluster_pick(d, f), f);

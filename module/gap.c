@@ -87,7 +87,8 @@ void ringcap_nic_lost(struct ringcap_dev *rd, u64 frames)
 		d = &set->dests[i];
 		for (j = 0; j < d->nr; j++) {
 			rs = d->socks[j];
-			if (!READ_ONCE(rs->gaps))
+			/* A spanning cluster's members bound elsewhere: not theirs. */
+			if (!READ_ONCE(rs->gaps) || rs->ifindex != rd->dev->ifindex)
 				continue;
 			/* The driver may hold a lock of its own with IRQs off. */
 			spin_lock_irqsave(&rs->prod_lock, flags);

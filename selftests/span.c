@@ -301,6 +301,33 @@ TEST_F(span, membership_rules)
 	ASSERT_EQ(0, rc_open_bound_with(&self->m[2], self->simb_idx,
 					RINGCAP_QUEUE_ANY, 1 << 16, sp_join,
 					&span));
+	/* at most RINGCAP_CLUSTER_SPAN_MAX members: 2 bound, then the rest */
+	{
+		int fds[RINGCAP_CLUSTER_SPAN_MAX], k, nf = 0, err = 0;
+
+		for (k = 2; k < RINGCAP_CLUSTER_SPAN_MAX && !err; k++) {
+			fds[nf] = rc_socket();
+			err = fds[nf] < 0 ? fds[nf] :
+			      rc_setopt(fds[nf], RINGCAP_RING_SIZE, 4096);
+			if (!err)
+				err = sp_join(fds[nf], &span);
+			if (!err)
+				err = rc_bind(fds[nf], k % 2 ? self->simb_idx :
+						       self->env.sim_idx,
+					      RINGCAP_QUEUE_ANY);
+			if (fds[nf] >= 0)
+				nf++;
+		}
+		EXPECT_EQ(0, err) TH_LOG("member %d of %d", k,
+					 RINGCAP_CLUSTER_SPAN_MAX);
+		fds[nf] = rc_socket();
+		if (fds[nf] >= 0 && !sp_join(fds[nf], &span))
+			EXPECT_EQ(-ENOSPC, rc_bind(fds[nf], self->simb_idx,
+						   RINGCAP_QUEUE_ANY));
+		for (k = 0; k <= nf; k++)
+			if (fds[k] >= 0)
+				close(fds[k]);
+	}
 	/* the first port goes away: the member left still gets the second's */
 	rc_link_del(self->env.sim);
 	memset(&self->seen.owner, 0xff, sizeof(self->seen.owner));

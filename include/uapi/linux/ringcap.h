@@ -199,14 +199,20 @@ struct sockaddr_ringcap {
  * them all. With RINGCAP_CLUSTER_FLOW, whose hash is the same in both
  * directions, both directions of a flow reach one member whichever port
  * each arrives on. All members of a spanning cluster have the same policy
- * (EEXIST otherwise); a cluster of the same id without the flag is
- * another cluster, per device as above, but on one device an id names
- * one cluster: a member of the other kind is refused there (EEXIST).
+ * (EEXIST otherwise), and a spanning cluster has at most
+ * RINGCAP_CLUSTER_SPAN_MAX members (ENOSPC past them); a cluster of the
+ * same id without the flag is another cluster, per device as above, but
+ * on one device an id names one cluster: a member of the other kind is
+ * refused there (EEXIST). In mode 2 a device's frames are kept from its
+ * stack only by members bound to it with CAP_NET_ADMIN; a frame of one
+ * device that a member bound to another gets also reaches the stack. A
+ * member's gap records count the NIC loss of its own device only.
  */
 #define RINGCAP_CLUSTER_FLOW	0
 #define RINGCAP_CLUSTER_RR	1
 #define RINGCAP_CLUSTER_QUEUE	2
 #define RINGCAP_CLUSTER_SPAN	0x100	/* flag: members on several devices */
+#define RINGCAP_CLUSTER_SPAN_MAX	64
 
 struct ringcap_cluster {
 	__u32	id;

@@ -1032,8 +1032,8 @@ EOF
 }
 tcpdump_start cut RINGCAP_CUTOFF=1500 -- -U -i "$SIM"
 inject_udp 300
-wait_for 20 eval '[ "$(proc_field "${PID[cut]}" 6)" -ge 150 ]' || true
-sleep 0.5
+# The last frames wait for the timeout's wake-up: until all are written.
+wait_for 20 eval '[ "$(frames_in "$tmp/cut.pcap")" -ge 150 ]' || true
 tcpdump_wait cut 10 stop
 if out=$(cutoff_kept); then
 	ok "RINGCAP_CUTOFF=1500 tcpdump: the first 1500 bytes of each UDP flow, every non-IP frame ($out)"

@@ -49,7 +49,7 @@ KB=${1:-$here/build/$(uname -r)}
 BIN=${RC_BIN:-$here/build/bin}
 TESTS=${RC_TESTS:-core e1000e}
 # Everything but the 82574L areas, in this order.
-CORE="socket_api receive ring wakeup modes cluster span cutoff lifecycle hardening persist lifecycle.sh tools.sh xdp.sh xdp_link.sh libpcap.sh bpftrace.sh virtio.sh"
+CORE="socket_api receive ring wakeup modes cluster span cutoff lifecycle hardening persist lifecycle.sh tools.sh span.sh xdp.sh xdp_link.sh libpcap.sh bpftrace.sh virtio.sh"
 # The e1000e areas, in this order (each stands alone), in two halves of
 # about equal length, which make check runs in two guests.
 E1000E_A="e1000e/traffic.sh e1000e/stacked.sh e1000e/rss.sh"

@@ -309,7 +309,7 @@ static int rc_pcap_env_cluster(struct rc_pcap_req *req, char *ebuf)
 	if (!rcap_parse_cluster(v, &req->cluster_id, &req->cluster_policy))
 		return 0;
 	snprintf(ebuf, PCAP_ERRBUF_SIZE,
-		 "ringcap: RINGCAP_CLUSTER=\"%s\": expected ID[:flow|rr|queue[+span]] with ID 1..%u",
+		 "ringcap: RINGCAP_CLUSTER=\"%s\": expected ID[:flow|rr|queue[+span]] or ID:flow[+span]+inner, with ID 1..%u",
 		 v, UINT32_MAX);
 	return -1;
 }

@@ -46,7 +46,9 @@ static u32 ringcap_flow_hash(const struct ringcap_flow *fl)
 struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 					  struct ringcap_frame *f)
 {
-	switch (d->cluster.policy & ~RINGCAP_CLUSTER_SPAN) {
+	struct ringcap_flow in;
+
+	switch (d->cluster.policy & RINGCAP_CLUSTER_POLICY) {
 	case RINGCAP_CLUSTER_RR:
 		return d->socks[(u32)atomic_inc_return(&d->next) % d->nr];
 	case RINGCAP_CLUSTER_QUEUE:
@@ -57,6 +59,11 @@ struct ringcap_sock *ringcap_cluster_pick(struct ringcap_dest *d,
 		/* Non-IP frames all go to one member. */
 		if (!f->flow.key.family)
 			return d->socks[0];
+		/* A tunnel's frame by the flow it carries, if asked. */
+		if ((d->cluster.policy & RINGCAP_CLUSTER_INNER) &&
+		    ringcap_flow_inner(f, &in))
+			return d->socks[reciprocal_scale(ringcap_flow_hash(&in),
+							 d->nr)];
 		return d->socks[reciprocal_scale(ringcap_flow_hash(&f->flow),
 						 d->nr)];
 	}
@@ -227,21 +234,20 @@ unsigned int ringcap_cluster_span_room(struct list_head *socks)
  */
 const char *ringcap_cluster_policy_name(u32 policy)
 {
-	switch (policy) {
-	case RINGCAP_CLUSTER_FLOW:
-		return "flow";
-	case RINGCAP_CLUSTER_RR:
-		return "rr";
-	case RINGCAP_CLUSTER_QUEUE:
-		return "queue";
-	case RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_SPAN:
-		return "flow+span";
-	case RINGCAP_CLUSTER_RR | RINGCAP_CLUSTER_SPAN:
-		return "rr+span";
-	case RINGCAP_CLUSTER_QUEUE | RINGCAP_CLUSTER_SPAN:
-		return "queue+span";
-	}
-	return "?";
+	static const char *const names[] = {
+		"flow", "rr", "queue",
+		"flow+span", "rr+span", "queue+span",
+		"flow+inner", "?", "?",
+		"flow+span+inner", "?", "?",
+	};
+	u32 base = policy & RINGCAP_CLUSTER_POLICY;
+
+	if (base > RINGCAP_CLUSTER_QUEUE ||
+	    (policy & ~(RINGCAP_CLUSTER_POLICY | RINGCAP_CLUSTER_SPAN |
+			RINGCAP_CLUSTER_INNER)))
+		return "?";
+	return names[base + (policy & RINGCAP_CLUSTER_SPAN ? 3 : 0) +
+		     (policy & RINGCAP_CLUSTER_INNER ? 6 : 0)];
 }
 
 /**

@@ -3,7 +3,8 @@
  * What a frame's headers say about its flow (struct ringcap_flow): its
  * VLAN, addresses, protocol, ports and TCP flags, read once per frame for
  * every socket that asks (cluster.c picks a member by it, cutoff.c keeps
- * each flow's first bytes by it).
+ * each flow's first bytes by it); and, for a cluster that asks, the flow
+ * inside a VXLAN or GRE tunnel.
  */
 #include <linux/if_vlan.h>
 #include <linux/in.h>
@@ -77,54 +78,21 @@ static u32 ringcap_flow_ipv6_ext(const u8 *p, u32 off, u32 n, u8 *proto,
 	return 0;
 }
 
-/**
- * ringcap_flow_parse - read a frame's flow, once
- * @f: the frame; f->flow is filled and f->flow_parsed set
- *
- * A frame that is not IPv4 or IPv6 (behind up to two VLAN tags) on an
- * Ethernet-like device, or too short for its IP header, has family 0.
- * Fragments have no ports, the first included, so that every fragment
- * of a datagram has the same flow.
+/*
+ * The flow of the IP packet of ethertype @type at @off of p[0..n), into
+ * @fl (zeroed). Return: its transport header's offset, 0 for none (or a
+ * packet that is not IP: family 0).
  */
-void ringcap_flow_parse(struct ringcap_frame *f)
+static u32 ringcap_flow_read_ip(const u8 *p, u32 n, u32 off, u16 type,
+				struct ringcap_flow *fl)
 {
-	struct ringcap_flow *fl = &f->flow;
 	struct ringcap_flow_key *k = &fl->key;
-	u8 buf[RINGCAP_FLOW_BYTES];
-	u32 n = min_t(u32, f->len, sizeof(buf));
-	u32 off = ETH_HLEN, th = 0;
-	const u8 *p;
-	u16 type;
+	u32 th;
 	u8 proto;
 
-	f->flow_parsed = true;
-	/* A device without a link-layer header: nothing to read a flow from. */
-	if (f->skb && !dev_has_header(f->skb->dev))
-		return;
-	if (f->skb) {
-		p = skb_header_pointer(f->skb, 0, n, buf);
-		if (!p)
-			return;
-	} else if (f->vlan_hole) {
-		ringcap_frame_copy(f, buf, n);
-		p = buf;
-	} else {
-		p = f->data;
-	}
-	if (n < ETH_HLEN)
-		return;
-	if (f->flags & RINGCAP_REC_VLAN)
-		k->vlan = f->vlan_tci & VLAN_VID_MASK;
-	type = get_unaligned_be16(p + 12);
-	while (eth_type_vlan(htons(type)) && off + VLAN_HLEN <= n) {
-		if (!k->vlan)
-			k->vlan = get_unaligned_be16(p + off) & VLAN_VID_MASK;
-		type = get_unaligned_be16(p + off + 2);
-		off += VLAN_HLEN;
-	}
 	if (type == ETH_P_IP) {
 		if (off + sizeof(struct iphdr) > n)
-			return;
+			return 0;
 		proto = p[off + 9];
 		memcpy(&k->src[0], p + off + 12, 4);
 		memcpy(&k->dst[0], p + off + 16, 4);
@@ -137,7 +105,7 @@ void ringcap_flow_parse(struct ringcap_frame *f)
 			th = 0;
 	} else if (type == ETH_P_IPV6) {
 		if (off + sizeof(struct ipv6hdr) > n)
-			return;
+			return 0;
 		proto = p[off + 6];
 		memcpy(k->src, p + off + 8, 16);
 		memcpy(k->dst, p + off + 24, 16);
@@ -145,14 +113,146 @@ void ringcap_flow_parse(struct ringcap_frame *f)
 		th = ringcap_flow_ipv6_ext(p, off + sizeof(struct ipv6hdr), n,
 					   &proto, fl);
 	} else {
-		return;
+		return 0;
 	}
 	k->proto = proto;
-	if (fl->fragment || !th || !ringcap_flow_has_ports(proto) ||
-	    th + 4 > n)
-		return;
-	memcpy(&k->sport, p + th, 2);
-	memcpy(&k->dport, p + th + 2, 2);
+	if (fl->fragment || !th || th + 4 > n)
+		return 0;
+	if (ringcap_flow_has_ports(proto)) {
+		memcpy(&k->sport, p + th, 2);
+		memcpy(&k->dport, p + th + 2, 2);
+	}
 	if (proto == IPPROTO_TCP && th + 14 <= n)
 		fl->tcp_flags = p[th + 13];
+	return th;
+}
+
+/*
+ * The flow of the Ethernet frame at @off of p[0..n), its VLAN tags
+ * looked through; @vlan the id of a tag taken out before, or 0. Return:
+ * as ringcap_flow_read_ip().
+ */
+static u32 ringcap_flow_read_eth(const u8 *p, u32 n, u32 off, u16 vlan,
+				 struct ringcap_flow *fl)
+{
+	u16 type;
+
+	if (off + ETH_HLEN > n)
+		return 0;
+	fl->key.vlan = vlan;
+	type = get_unaligned_be16(p + off + 12);
+	off += ETH_HLEN;
+	while (eth_type_vlan(htons(type)) && off + VLAN_HLEN <= n) {
+		if (!fl->key.vlan)
+			fl->key.vlan = get_unaligned_be16(p + off) &
+				       VLAN_VID_MASK;
+		type = get_unaligned_be16(p + off + 2);
+		off += VLAN_HLEN;
+	}
+	return ringcap_flow_read_ip(p, n, off, type, fl);
+}
+
+/*
+ * The frame's first bytes, at most @n of them: in place when they are
+ * linear and whole, else copied into @buf. NULL if unreadable.
+ */
+static const u8 *ringcap_flow_bytes(const struct ringcap_frame *f, u8 *buf,
+				    u32 n)
+{
+	/* A device without a link-layer header: nothing to read a flow from. */
+	if (f->skb && !dev_has_header(f->skb->dev))
+		return NULL;
+	if (f->skb)
+		return skb_header_pointer(f->skb, 0, n, buf);
+	if (f->vlan_hole) {
+		ringcap_frame_copy(f, buf, n);
+		return buf;
+	}
+	return f->data;
+}
+
+static u16 ringcap_flow_vlan(const struct ringcap_frame *f)
+{
+	return f->flags & RINGCAP_REC_VLAN ? f->vlan_tci & VLAN_VID_MASK : 0;
+}
+
+/**
+ * ringcap_flow_parse - read a frame's flow, once
+ * @f: the frame; f->flow is filled and f->flow_parsed set
+ *
+ * A frame that is not IPv4 or IPv6 (behind up to two VLAN tags) on an
+ * Ethernet-like device, or too short for its IP header, has family 0.
+ * Fragments have no ports, the first included, so that every fragment
+ * of a datagram has the same flow.
+ */
+void ringcap_flow_parse(struct ringcap_frame *f)
+{
+	u8 buf[RINGCAP_FLOW_BYTES];
+	u32 n = min_t(u32, f->len, sizeof(buf));
+	const u8 *p;
+
+	f->flow_parsed = true;
+	p = ringcap_flow_bytes(f, buf, n);
+	if (p)
+		ringcap_flow_read_eth(p, n, 0, ringcap_flow_vlan(f), &f->flow);
+}
+
+/* VXLAN's UDP port (RFC 7348) and its header's length. */
+#define RINGCAP_VXLAN_PORT	4789
+#define RINGCAP_VXLAN_HLEN	8
+/* Room for an outer IPv6 frame, the tunnel headers and an inner frame. */
+#define RINGCAP_FLOW_INNER_BYTES	(2 * RINGCAP_FLOW_BYTES + 16)
+
+/**
+ * ringcap_flow_inner - the flow inside a frame's tunnel
+ * @f: the frame, its own flow parsed
+ * @in: filled with the inner flow
+ *
+ * A VXLAN frame (UDP to port 4789) carries an Ethernet frame; a GRE one
+ * (version 0, with any checksum, key and sequence number) an Ethernet
+ * frame (transparent Ethernet bridging), IPv4 or IPv6.
+ *
+ * Return: whether @in holds an inner IP flow.
+ */
+bool ringcap_flow_inner(const struct ringcap_frame *f, struct ringcap_flow *in)
+{
+	u8 buf[RINGCAP_FLOW_INNER_BYTES];
+	u32 n = min_t(u32, f->len, sizeof(buf));
+	const struct ringcap_flow *out = &f->flow;
+	u32 th, off;
+	const u8 *p;
+	u16 flags, type;
+
+	memset(in, 0, sizeof(*in));
+	if (!out->key.family || out->fragment ||
+	    (out->key.proto != IPPROTO_UDP && out->key.proto != IPPROTO_GRE))
+		return false;
+	if (out->key.proto == IPPROTO_UDP &&
+	    out->key.sport != htons(RINGCAP_VXLAN_PORT) &&
+	    out->key.dport != htons(RINGCAP_VXLAN_PORT))
+		return false;
+	p = ringcap_flow_bytes(f, buf, n);
+	if (!p)
+		return false;
+	/* The outer headers again, now with room for what follows them. */
+	th = ringcap_flow_read_eth(p, n, 0, ringcap_flow_vlan(f), in);
+	memset(in, 0, sizeof(*in));
+	if (!th || th + 4 > n)
+		return false;
+	if (out->key.proto == IPPROTO_UDP) {
+		ringcap_flow_read_eth(p, n, th + 8 + RINGCAP_VXLAN_HLEN, 0, in);
+		return in->key.family;
+	}
+	/* GRE: flags and version, then the protocol; C, K, S add 4 each. */
+	flags = get_unaligned_be16(p + th);
+	type = get_unaligned_be16(p + th + 2);
+	if (flags & 0x0007)
+		return false;
+	off = th + 4 + (flags & 0x8000 ? 4 : 0) + (flags & 0x2000 ? 4 : 0) +
+	      (flags & 0x1000 ? 4 : 0);
+	if (type == ETH_P_TEB)
+		ringcap_flow_read_eth(p, n, off, 0, in);
+	else
+		ringcap_flow_read_ip(p, n, off, type, in);
+	return in->key.family;
 }

@@ -272,6 +272,7 @@ void ringcap_frame_untag(struct ringcap_frame *f);
 
 /* flow.c */
 void ringcap_flow_parse(struct ringcap_frame *f);
+bool ringcap_flow_inner(const struct ringcap_frame *f, struct ringcap_flow *in);
 
 /* cutoff.c */
 int ringcap_cutoff_set(struct ringcap_sock *rs, u32 bytes);

@@ -339,4 +339,173 @@ TEST_F(span, membership_rules)
 	EXPECT_EQ(100, self->seen.got[2]);
 }
 
+/*
+ * Tunnels: NTUN flows between two tunnel endpoints (10.50.0.1 and .2,
+ * the same outer headers for all), a third each in VXLAN (inner Ethernet,
+ * IPv4 TCP), GRE with IPv4 inside, and GRE with a key carrying Ethernet
+ * and IPv6 UDP. Frame i: flow i % NTUN, direction (i / NTUN) % 2.
+ */
+#define NTUN		300
+#define TUN_FRAMES	(4 * NTUN)
+
+static uint16_t tun_build(unsigned int i, const void *arg, uint8_t *buf,
+			  unsigned int *queue)
+{
+	unsigned int f = i % NTUN, dir = (i / NTUN) % 2, kind = f % 3;
+	uint8_t oa[4] = { 10, 50, 0, 1 }, ob[4] = { 10, 50, 0, 2 };
+	uint8_t ia[16] = { 0 }, ib[16] = { 0 };
+	uint16_t len = 160, pa = 2000 + f, pb = kind == 2 ? 53 : 80;
+	unsigned int off, k, ip;
+
+	*queue = 0;
+	memset(buf, 0, len);
+	memcpy(buf, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+	rc_put16(buf + 12, 0x0800);
+	buf[14] = 0x45;
+	rc_put16(buf + 16, len - 14);
+	buf[22] = 64;
+	buf[23] = kind ? 47 : IPPROTO_UDP;
+	memcpy(buf + 26, dir ? ob : oa, 4);
+	memcpy(buf + 30, dir ? oa : ob, 4);
+	off = 34;
+	if (kind == 0) {		/* VXLAN to port 4789 both ways */
+		rc_put16(buf + off, 50000);
+		rc_put16(buf + off + 2, 4789);
+		rc_put16(buf + off + 4, len - off);
+		buf[off + 8] = 0x08;	/* I flag; VNI 0 */
+		off += 16;
+	} else if (kind == 1) {		/* GRE, IPv4 inside */
+		rc_put16(buf + off + 2, 0x0800);
+		off += 4;
+	} else {			/* GRE with a key, Ethernet inside */
+		rc_put16(buf + off, 0x2000);
+		rc_put16(buf + off + 2, 0x6558);
+		rc_put32(buf + off + 4, 77);
+		off += 8;
+	}
+	if (kind != 1) {
+		memcpy(buf + off, "\x02\x00\x00\x00\x00\x04\x02\x00\x00\x00\x00\x03", 12);
+		rc_put16(buf + off + 12, kind == 2 ? 0x86dd : 0x0800);
+		off += 14;
+	}
+	ia[0] = 192; ia[1] = 168; ia[2] = f % 4; ia[3] = 1;
+	ib[0] = 192; ib[1] = 168; ib[2] = 9; ib[3] = 9;
+	ip = off;
+	if (kind == 2) {
+		ia[0] = ib[0] = 0xfd;
+		buf[ip] = 0x60;
+		rc_put16(buf + ip + 4, len - ip - 40);
+		buf[ip + 6] = IPPROTO_UDP;
+		buf[ip + 7] = 64;
+		memcpy(buf + ip + 8, dir ? ib : ia, 16);
+		memcpy(buf + ip + 24, dir ? ia : ib, 16);
+		off += 40;
+	} else {
+		buf[ip] = 0x45;
+		rc_put16(buf + ip + 2, len - ip);
+		buf[ip + 8] = 64;
+		buf[ip + 9] = IPPROTO_TCP;
+		memcpy(buf + ip + 12, dir ? ib : ia, 4);
+		memcpy(buf + ip + 16, dir ? ia : ib, 4);
+		off += 20;
+	}
+	rc_put16(buf + off, dir ? pb : pa);
+	rc_put16(buf + off + 2, dir ? pa : pb);
+	if (kind == 2) {
+		rc_put16(buf + off + 4, len - off);
+		off += 8;
+	} else {
+		buf[off + 12] = 5 << 4;
+		buf[off + 13] = 0x10;
+		off += 20;
+	}
+	rc_put32(buf + off, SP_MAGIC);
+	rc_put32(buf + off + 4, i);
+	buf[off + 8] = dir;
+	for (k = off + 9; k < len; k++)
+		buf[k] = (i * 5 + k) & 0xff;
+	return len;
+}
+
+/*
+ * Three members of one cluster with @policy on the first sim, the tunnel
+ * frames, and who got which (self->seen, by each frame's number and
+ * direction).
+ */
+static int tun_run(FIXTURE_DATA(span) *self, uint32_t policy)
+{
+	struct ringcap_cluster cl = { .id = SP_ID + 1, .policy = policy };
+	struct ringcap_stats st;
+	unsigned int j, i, total = 0;
+	int err;
+
+	memset(self->seen.owner, 0xff, sizeof(self->seen.owner));
+	memset(self->seen.got, 0, sizeof(self->seen.got));
+	for (j = 0; j < NMEMBERS; j++) {
+		err = rc_open_bound_with(&self->m[j], self->env.sim_idx,
+					 RINGCAP_QUEUE_ANY, 1 << 20, sp_join,
+					 &cl);
+		if (err)
+			return err;
+	}
+	err = rc_sim_inject_built(self->env.sim, 0, TUN_FRAMES, tun_build,
+				  NULL);
+	for (i = 0; !err && i < 5000 && total < TUN_FRAMES; i++) {
+		rc_sleep_us(1000);
+		for (total = 0, j = 0; j < NMEMBERS; j++)
+			if (!rc_stats(self->m[j].fd, &st))
+				total += st.received + st.dropped;
+	}
+	for (j = 0; j < NMEMBERS; j++) {
+		if (!err && sp_drain(&self->m[j], j, &self->seen))
+			err = -EIO;
+		rc_close(&self->m[j]);
+		self->m[j].fd = -1;
+	}
+	return err;
+}
+
+/* Who got frame i of the tunnel traffic. */
+static int tun_owner(FIXTURE_DATA(span) *self, unsigned int i)
+{
+	return self->seen.owner[(i / NTUN) % 2][i];
+}
+
+TEST_F(span, tunnels_spread_by_their_inner_flows)
+{
+	unsigned int *got = self->seen.got, f, split = 0, lost = 0;
+
+	ASSERT_EQ(0, tun_run(self, RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_INNER))
+		TH_LOG("%s", self->seen.why);
+	for (f = 0; f < TUN_FRAMES; f++) {
+		if (tun_owner(self, f) == -1)
+			lost++;
+		/* the same flow: the other direction, the next repetition */
+		else if (tun_owner(self, f) != tun_owner(self, f % NTUN))
+			split++;
+	}
+	EXPECT_EQ(0, lost);
+	EXPECT_EQ(0, split);
+	/* and spread: every member a fair share */
+	EXPECT_LT(TUN_FRAMES / 10, got[0] < got[1] ?
+		  (got[0] < got[2] ? got[0] : got[2]) :
+		  (got[1] < got[2] ? got[1] : got[2]))
+		TH_LOG("members got %u/%u/%u", got[0], got[1], got[2]);
+	rc_report("span_tunnels", !lost && !split,
+		  "%d flows in VXLAN and GRE between two endpoints, both ways: %u split, members got %u/%u/%u",
+		  NTUN, split, got[0], got[1], got[2]);
+
+	/*
+	 * Without the flag each tunnel is one flow: all of VXLAN's frames
+	 * at one member, all of GRE's at one (the outer headers alone).
+	 */
+	ASSERT_EQ(0, tun_run(self, RINGCAP_CLUSTER_FLOW))
+		TH_LOG("%s", self->seen.why);
+	for (split = 0, f = 0; f < TUN_FRAMES; f++)
+		if (tun_owner(self, f) == -1 ||
+		    tun_owner(self, f) != tun_owner(self, (f % NTUN) % 3 ? 1 : 0))
+			split++;
+	EXPECT_EQ(0, split) TH_LOG("frames away from their tunnel's member");
+}
+
 TEST_HARNESS_MAIN

@@ -9,7 +9,8 @@
 # spanning cluster (-C 7:flow+span), two on the first port and one on the
 # second, write pcapng files; tshark reads them back. Every session must
 # sit whole, both directions, in one member's file, in every transparent
-# mode (veth: the packet hook in mode 0, XDP in modes 1 and 2).
+# mode (veth: the packet hook in mode 0, XDP in modes 1 and 2). On the
+# same path, a per-flow cut-off keeps exactly what its rules say.
 #
 # Runs in a guest as root, after run_guest.sh loaded ringcap; uses the
 # installed ringcount, tc, tshark and python3.
@@ -20,7 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 SESSIONS=300
-PLAN=3
+PLAN=6
 
 n=0
 failed=0
@@ -99,24 +100,28 @@ EOF
 	wait "${pids[-1]}"
 }
 
-# One mode: three members, the sessions, and each member's flows.
+# One mode: three members, the sessions, and each member's flows. Beside
+# them on the first port, outside the cluster, a ringcount that keeps
+# every frame (3) and one with a 300-byte cut-off (4), for cutoff_kept.
 tap_mode() {
 	local m=$1 i f line split
 	echo "$m" >/sys/module/ringcap/parameters/transparent_mode
-	local ports=(rcsp1b rcsp2b rcsp1b) rcp=()
-	for i in 0 1 2; do
-		ringcount -q -i "${ports[i]}" -C 7:flow+span -t 10000 \
+	local ports=(rcsp1b rcsp2b rcsp1b rcsp1b rcsp1b) rcp=()
+	local args=("-C 7:flow+span" "-C 7:flow+span" "-C 7:flow+span" "" "-k 300")
+	for i in 0 1 2 3 4; do
+		# shellcheck disable=SC2086 # the options are words
+		ringcount -q -i "${ports[i]}" ${args[i]} -t 10000 \
 			-w "$tmp/m$m.$i.pcapng" >"$tmp/rc$m.$i" 2>&1 &
 		rcp+=($!)
 		pids+=($!)
 	done
-	for i in 0 1 2; do
+	for i in 0 1 2 3 4; do
 		wait_for 30 eval '[ -n "$(proc_line "${rcp[i]}")" ]' ||
-			{ msg="member $i did not bind: $(cat "$tmp/rc$m.$i")"; return 1; }
+			{ msg="reader $i did not bind: $(cat "$tmp/rc$m.$i")"; return 1; }
 	done
 	sessions || { msg="the sessions failed: $(head -c 300 "$tmp/server")"; return 1; }
 	sleep 1
-	for i in 0 1 2; do
+	for i in 0 1 2 3 4; do
 		kill -INT "${rcp[i]}"
 		wait "${rcp[i]}" || true
 	done
@@ -148,9 +153,53 @@ tap_mode() {
 	[ "$split" = "$SESSIONS 0 0" ]
 }
 
+# The cut-off on this path (the hook in mode 0, XDP in modes 1 and 2):
+# what ringcount -k 300 kept is exactly what the rules keep of what the
+# full capture beside it saw, frame for frame, and it counted the rest.
+cutoff_kept() {
+	local m=$1 line i
+	line=$(grep '^ringcount:' "$tmp/rc$m.4" || true)
+	for i in 3 4; do
+		tshark -r "$tmp/m$m.$i.pcapng" -T fields -E separator=, \
+			-e frame.len -e eth.type -e ip.src -e tcp.srcport \
+			-e ip.dst -e tcp.dstport -e tcp.flags -e tcp.seq_raw \
+			-e tcp.ack_raw >"$tmp/f$m.$i" 2>/dev/null ||
+			{ msg="tshark could not read reader $i's file"; return 1; }
+	done
+	msg=$(python3 - "$tmp/f$m.3" "$tmp/f$m.4" "$(kv cutoff "$line")" <<'EOF'
+import sys
+full = [l.rstrip('\n').split(',') for l in open(sys.argv[1])]
+cut = [l.rstrip('\n') for l in open(sys.argv[2])]
+state, want, ncut = {}, [], 0
+for f in full:
+    if not f[2]:                        # not IPv4 (ARP): never cut
+        want.append(','.join(f))
+        continue
+    flags = int(f[6], 16) if f[6] else 0
+    key = tuple(f[2:6])
+    s = state.setdefault(key, [0, False])
+    if not s[1] or flags & 0x02:        # new, or a SYN: afresh
+        s[0] = 0
+    s[1] = True
+    if s[0] < 300:
+        want.append(','.join(f))
+    else:
+        ncut += 1
+    s[0] += int(f[0])
+    if flags & 0x05:                    # FIN or RST: ended
+        s[1] = False
+ok = cut == want and str(ncut) == sys.argv[3]
+print('%s: %d frames seen, %d kept as the rules keep them, %d cut (ringcount: %s)'
+      % ('ok' if ok else 'differs', len(full), len(cut), ncut, sys.argv[3]))
+sys.exit(0 if ok else 1)
+EOF
+)
+}
+
 setup || skip_all span "cannot build the tap (veth, netns, tc mirred)"
 for m in 0 1 2; do
 	tcase "mode $m: $SESSIONS TCP sessions over a tap's two ports, three members of -C 7:flow+span: each session whole at one member" tap_mode "$m"
+	tcase "mode $m: ringcount -k 300 on the same port kept exactly each flow's first 300 bytes of what a full capture saw" cutoff_kept "$m"
 done
 echo "$mode_saved" >/sys/module/ringcap/parameters/transparent_mode
 

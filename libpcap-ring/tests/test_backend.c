@@ -581,7 +581,7 @@ static void test_env(void)
 	  err);
 	ret = try_open("lo", err, "RINGCAP_CLUSTER=7:bogus", NULL);
 	ok(ret == -1 && !strcmp(err,
-	  "ringcap: RINGCAP_CLUSTER=\"7:bogus\": expected ID[:flow|rr|queue[+span]] with ID 1..4294967295"),
+	  "ringcap: RINGCAP_CLUSTER=\"7:bogus\": expected ID[:flow|rr|queue[+span]] or ID:flow[+span]+inner, with ID 1..4294967295"),
 	  "RINGCAP_CLUSTER=7:bogus: pcap_create fails naming it (%s)", err);
 	ok(try_open("lo", err, "RINGCAP_CLUSTER=0", NULL) == -1 &&
 	  try_open("lo", err, "RINGCAP_CLUSTER=x", NULL) == -1 &&

@@ -9,7 +9,10 @@
 #include <sys/socket.h>
 #include "internal.h"
 
-/* Each policy, and with RINGCAP_CLUSTER_SPAN "+span" after its name. */
+/*
+ * Each policy, with RINGCAP_CLUSTER_SPAN "+span" after its name, and the
+ * flow policy with RINGCAP_CLUSTER_INNER "+inner" after that.
+ */
 static const struct {
 	uint32_t policy;
 	const char *name;
@@ -20,6 +23,9 @@ static const struct {
 	{ RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_SPAN, "flow+span" },
 	{ RINGCAP_CLUSTER_RR | RINGCAP_CLUSTER_SPAN, "rr+span" },
 	{ RINGCAP_CLUSTER_QUEUE | RINGCAP_CLUSTER_SPAN, "queue+span" },
+	{ RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_INNER, "flow+inner" },
+	{ RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_SPAN | RINGCAP_CLUSTER_INNER,
+	  "flow+span+inner" },
 };
 
 #define RC_NR_POLICIES	(sizeof(rc_policies) / sizeof(rc_policies[0]))

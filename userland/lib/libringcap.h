@@ -171,10 +171,12 @@ int rcap_set_cluster(struct ringcap *rc, uint32_t id, uint32_t policy);
  * Parse "ID" or "ID:POLICY" (POLICY flow, rr or queue; flow when left out;
  * ID 1..4294967295); "+span" after the policy (as "7:flow+span") sets
  * RINGCAP_CLUSTER_SPAN, a cluster whose members may bind to different
- * devices. 0, or -1 with errno EINVAL.
+ * devices, and "+inner" after flow (as "7:flow+inner" or
+ * "7:flow+span+inner") RINGCAP_CLUSTER_INNER, a tunnel's frames hashed
+ * on the flow inside. 0, or -1 with errno EINVAL.
  */
 int rcap_parse_cluster(const char *spec, uint32_t *id, uint32_t *policy);
-/* "flow", "rr", "queue", each with "+span", or NULL for an unknown policy. */
+/* The names rcap_parse_cluster() takes, or NULL for an unknown policy. */
 const char *rcap_cluster_policy_name(uint32_t policy);
 int rcap_set_filter(struct ringcap *rc, const struct sock_fprog *prog);
 int rcap_clear_filter(struct ringcap *rc);

@@ -156,6 +156,10 @@ static void cluster_cases(void)
 	cluster_good("3:flow+span", 3,
 		     RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_SPAN);
 	cluster_good("3:rr+span", 3, RINGCAP_CLUSTER_RR | RINGCAP_CLUSTER_SPAN);
+	cluster_good("3:flow+inner", 3,
+		     RINGCAP_CLUSTER_FLOW | RINGCAP_CLUSTER_INNER);
+	cluster_good("3:flow+span+inner", 3, RINGCAP_CLUSTER_FLOW |
+		     RINGCAP_CLUSTER_SPAN | RINGCAP_CLUSTER_INNER);
 
 	cluster_bad(NULL);
 	cluster_bad("");
@@ -175,6 +179,8 @@ static void cluster_cases(void)
 	cluster_bad("1:+span");
 	cluster_bad("1:flow+");
 	cluster_bad("1:flow+span+span");
+	cluster_bad("1:rr+inner");
+	cluster_bad("1:flow+inner+span");
 
 	ok(!rcap_cluster_policy_name(3), "no name for policy 3");
 	ok(!strcmp(rcap_cluster_policy_name(RINGCAP_CLUSTER_QUEUE |

@@ -114,7 +114,9 @@ static void usage(FILE *out)
 		"                           cluster ID (1..4294967295) by POL: flow\n"
 		"                           (default), rr or queue; POL+span (as\n"
 		"                           7:flow+span): members on other devices\n"
-		"                           too, as the two ports of a tap\n"
+		"                           too, as the two ports of a tap;\n"
+		"                           flow+inner: VXLAN and GRE by the flow\n"
+		"                           inside\n"
 		"  -z, --zero-copy          count zero-copy: take queue Q (DEV@Q\n"
 		"                           required) for this socket alone and read\n"
 		"                           frames in the NIC's own buffers; needs a\n"
@@ -215,7 +217,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'C':
 			if (rcap_parse_cluster(optarg, &o->cluster_id,
 						  &o->cluster_policy))
-				bad_usage("-C: bad cluster '%s': expected ID or ID:flow|rr|queue[+span], ID 1..4294967295",
+				bad_usage("-C: bad cluster '%s': expected ID or ID:flow|rr|queue[+span], or ID:flow[+span]+inner, ID 1..4294967295",
 					  optarg);
 			break;
 		case 'z':

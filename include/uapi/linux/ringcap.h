@@ -207,11 +207,21 @@ struct sockaddr_ringcap {
  * stack only by members bound to it with CAP_NET_ADMIN; a frame of one
  * device that a member bound to another gets also reaches the stack. A
  * member's gap records count the NIC loss of its own device only.
+ *
+ * Tunnels (RINGCAP_CLUSTER_INNER, with RINGCAP_CLUSTER_FLOW only, else
+ * EINVAL): a VXLAN frame (UDP to or from port 4789) or a GRE one (version
+ * 0; Ethernet, IPv4 or IPv6 inside) is hashed on the flow it carries, in
+ * the same way, so that the many flows between two tunnel endpoints
+ * spread over the members and each stays whole; a frame whose inner flow
+ * cannot be read (a fragment of the tunnel, too short) is hashed on its
+ * own headers.
  */
 #define RINGCAP_CLUSTER_FLOW	0
 #define RINGCAP_CLUSTER_RR	1
 #define RINGCAP_CLUSTER_QUEUE	2
+#define RINGCAP_CLUSTER_POLICY	0xff	/* the policy, without its flags */
 #define RINGCAP_CLUSTER_SPAN	0x100	/* flag: members on several devices */
+#define RINGCAP_CLUSTER_INNER	0x200	/* flag, with FLOW: a tunnel's inner flow */
 #define RINGCAP_CLUSTER_SPAN_MAX	64
 
 struct ringcap_cluster {

@@ -208,9 +208,10 @@ void ringcap_flow_parse(struct ringcap_frame *f)
  * @f: the frame, its own flow parsed
  * @in: filled with the inner flow
  *
- * A VXLAN frame (UDP to port 4789) carries an Ethernet frame; a GRE one
- * (version 0, with any checksum, key and sequence number) an Ethernet
- * frame (transparent Ethernet bridging), IPv4 or IPv6.
+ * A VXLAN frame (UDP to port 4789, the I flag set) carries an Ethernet
+ * frame; a GRE one (version 0, with any checksum, key and sequence
+ * number, no routing) an Ethernet frame (transparent Ethernet bridging),
+ * IPv4 or IPv6.
  *
  * Return: whether @in holds an inner IP flow.
  */
@@ -227,8 +228,8 @@ bool ringcap_flow_inner(const struct ringcap_frame *f, struct ringcap_flow *in)
 	if (!out->key.family || out->fragment ||
 	    (out->key.proto != IPPROTO_UDP && out->key.proto != IPPROTO_GRE))
 		return false;
+	/* Both ends of a VXLAN tunnel send to its port (RFC 7348). */
 	if (out->key.proto == IPPROTO_UDP &&
-	    out->key.sport != htons(RINGCAP_VXLAN_PORT) &&
 	    out->key.dport != htons(RINGCAP_VXLAN_PORT))
 		return false;
 	p = ringcap_flow_bytes(f, buf, n);
@@ -240,13 +241,17 @@ bool ringcap_flow_inner(const struct ringcap_frame *f, struct ringcap_flow *in)
 	if (!th || th + 4 > n)
 		return false;
 	if (out->key.proto == IPPROTO_UDP) {
+		/* The I flag: a VXLAN header, not another use of the port. */
+		if (th + 9 > n || !(p[th + 8] & 0x08))
+			return false;
 		ringcap_flow_read_eth(p, n, th + 8 + RINGCAP_VXLAN_HLEN, 0, in);
 		return in->key.family;
 	}
 	/* GRE: flags and version, then the protocol; C, K, S add 4 each. */
 	flags = get_unaligned_be16(p + th);
 	type = get_unaligned_be16(p + th + 2);
-	if (flags & 0x0007)
+	/* Another version, or source routing (RFC 1701): not parsed. */
+	if (flags & 0x4007)
 		return false;
 	off = th + 4 + (flags & 0x8000 ? 4 : 0) + (flags & 0x2000 ? 4 : 0) +
 	      (flags & 0x1000 ? 4 : 0);

@@ -209,12 +209,12 @@ struct sockaddr_ringcap {
  * member's gap records count the NIC loss of its own device only.
  *
  * Tunnels (RINGCAP_CLUSTER_INNER, with RINGCAP_CLUSTER_FLOW only, else
- * EINVAL): a VXLAN frame (UDP to or from port 4789) or a GRE one (version
- * 0; Ethernet, IPv4 or IPv6 inside) is hashed on the flow it carries, in
- * the same way, so that the many flows between two tunnel endpoints
- * spread over the members and each stays whole; a frame whose inner flow
- * cannot be read (a fragment of the tunnel, too short) is hashed on its
- * own headers.
+ * EINVAL): a VXLAN frame (UDP to port 4789, the I flag set) or a GRE one
+ * (version 0, no routing; Ethernet, IPv4 or IPv6 inside) is hashed on the
+ * flow it carries, in the same way, so that the many flows between two
+ * tunnel endpoints spread over the members and each stays whole; a frame
+ * whose inner flow cannot be read (a fragment of the tunnel, too short)
+ * is hashed on its own headers.
  */
 #define RINGCAP_CLUSTER_FLOW	0
 #define RINGCAP_CLUSTER_RR	1

@@ -194,7 +194,9 @@ void ringcap_flow_parse(struct ringcap_frame *f)
 	f->flow_parsed = true;
 	p = ringcap_flow_bytes(f, buf, n);
 	if (p)
-		ringcap_flow_read_eth(p, n, 0, ringcap_flow_vlan(f), &f->flow);
+		f->flow.thoff = ringcap_flow_read_eth(p, n, 0,
+						      ringcap_flow_vlan(f),
+						      &f->flow);
 }
 
 /* VXLAN's UDP port (RFC 7348) and its header's length. */
@@ -232,13 +234,13 @@ bool ringcap_flow_inner(const struct ringcap_frame *f, struct ringcap_flow *in)
 	if (out->key.proto == IPPROTO_UDP &&
 	    out->key.dport != htons(RINGCAP_VXLAN_PORT))
 		return false;
+	/* Where the outer parse found the tunnel's header (UDP or GRE). */
+	th = out->thoff;
+	if (!th || th + 4 > n)
+		return false;
+	/* The bytes again, now with room for what follows that header. */
 	p = ringcap_flow_bytes(f, buf, n);
 	if (!p)
-		return false;
-	/* The outer headers again, now with room for what follows them. */
-	th = ringcap_flow_read_eth(p, n, 0, ringcap_flow_vlan(f), in);
-	memset(in, 0, sizeof(*in));
-	if (!th || th + 4 > n)
 		return false;
 	if (out->key.proto == IPPROTO_UDP) {
 		/* The I flag: a VXLAN header, not another use of the port. */

@@ -181,6 +181,7 @@ struct ringcap_flow {
 #define RINGCAP_TCP_RST	0x04
 #define RINGCAP_TCP_ACK	0x10
 	bool fragment;			/* not a whole datagram */
+	u16 thoff;			/* the transport header's offset, or 0 */
 };
 
 /* A frame on its way into a ring, from any source. */

@@ -32,6 +32,9 @@ pids=()
 cleanup() {
 	local p
 	for p in "${pids[@]+"${pids[@]}"}"; do kill -KILL "$p" 2>/dev/null || true; done
+	# the mode as it was, also when a case stopped the script early
+	[ -z "${mode_saved:-}" ] ||
+		echo "$mode_saved" >/sys/module/ringcap/parameters/transparent_mode 2>/dev/null || true
 	ip netns del rcspx 2>/dev/null || true
 	ip netns del rcspy 2>/dev/null || true
 	ip link del rcsp1b 2>/dev/null || true
@@ -201,7 +204,6 @@ for m in 0 1 2; do
 	tcase "mode $m: $SESSIONS TCP sessions over a tap's two ports, three members of -C 7:flow+span: each session whole at one member" tap_mode "$m"
 	tcase "mode $m: ringcount -k 300 on the same port kept exactly each flow's first 300 bytes of what a full capture saw" cutoff_kept "$m"
 done
-echo "$mode_saved" >/sys/module/ringcap/parameters/transparent_mode
 
 [ "$failed" = 0 ] || exit 1
 [ "$skipped" = 0 ] || exit 4

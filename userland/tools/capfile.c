@@ -199,7 +199,7 @@ void capfile_frame(struct capfile *cf, const struct ringcap_pkt *pkt,
 
 	if (cf->err)
 		return;
-	if ((cf->rot.bytes || cf->rot.ns) && capfile_due(cf)) {
+	if (capfile_due(cf)) {
 		err = capfile_next(cf);
 		if (err)
 			goto out;

@@ -21,6 +21,10 @@
 #   make check-debug  only the debug-kernel tier (KASAN, lockdep, ...)
 #   make demo         the 82574L on ringcap_e1000e in a guest, host traffic
 #                     captured by tcpdump through ringcap (scripts/demo.sh)
+#   make demo-sensors two sensor guests behind a packet broker, each a
+#                     ringcap cluster of unchanged softflowd, exporting to
+#                     nfcapd; every flow checked at the collector
+#                     (scripts/demo-sensors.sh, docs/SCALING.md)
 #   make bench        ringcap against AF_PACKET, side by side, the full
 #                     matrix (about an hour), then the cost in
 #                     instructions per frame (docs/BENCHMARKS.md)
@@ -37,7 +41,7 @@ KVERS ?= $(shell scripts/kernels.sh)
 export RINGCAP_KERNELS := $(KVERS)
 
 .PHONY: all userland libpcap-ring module module-w1 selftests deb install check \
-	check-debug demo bench bench-quick fuzz soak clean help
+	check-debug demo demo-sensors bench bench-quick fuzz soak clean help
 
 all: userland libpcap-ring module
 
@@ -73,6 +77,9 @@ check-debug:
 
 demo:
 	scripts/demo.sh
+
+demo-sensors:
+	scripts/demo-sensors.sh
 
 bench:
 	scripts/bench.sh full

@@ -29,6 +29,8 @@ PKGS="build-essential dkms kmod cpio gzip busybox-static qemu-system-x86
 # profile (perf, which runs in the 6.1 guest) and its AF_XDP peer
 # (dpdk-testpmd, in dpdk-dev, and DPDK's AF_XDP PMD).
 [ "${1:-}" != --bench ] || PKGS+=" python3-matplotlib linux-perf dpdk-dev librte-net-af-xdp23"
+# `deps.sh --sensors`: the exporter and the collector of `make demo-sensors`.
+[ "${1:-}" != --sensors ] || PKGS+=" softflowd nfdump"
 
 missing() {
 	local p

@@ -330,8 +330,9 @@ fi
 step userland make -C userland
 # The drop-in libpcap and its test program, which the guests run.
 step libpcap-ring make -C libpcap-ring all tests
-# Host-side tests of libringcap's reader, the tools, the libpcap backend
-# and the bench's instruction count (no module needed).
+# Host-side tests of libringcap's reader, the tools, the libpcap backend,
+# the bench's instruction count and the sensors demo's report (no module
+# needed).
 if [ "$distro" = 1 ]; then
 	host_tests userland userland test
 	host_tests libpcap-ring libpcap-ring check

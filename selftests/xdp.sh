@@ -41,6 +41,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 OBJ=${RC_XDP_OBJ:-$here/../userland/build/obj/lib/bpf/ringcap_xdp.bpf.o}
+COPY_OBJ=$(dirname "$OBJ")/ringcap_xdp_copy.bpf.o
 MODE=/sys/module/ringcap/parameters/transparent_mode
 NS=rcxdp
 DEV=vx0
@@ -60,9 +61,9 @@ else
 	PATHS=${RC_XDP_PATHS:-redirect}
 fi
 read -r -a paths <<<"$PATHS"
-# Per path 16 cases (netns_local is the redirect path's), then 3.
+# Per path 16 cases (netns_local is the redirect path's, foreign_kfunc
+# the copy path's), then 3.
 PLAN=$((16 * ${#paths[@]} + 3))
-[[ " $PATHS " != *" copy "* ]] || PLAN=$((PLAN - 1))
 
 n=0
 failed=0
@@ -562,6 +563,40 @@ reload() {
 	msg="$out; unloaded, loaded again: $(dmesg | grep -Eo 'ringcap: version .*' | tail -n 1)"
 }
 
+# Any XDP program may call the kfunc (XDP.md, "Who can call the kfunc"):
+# here one of root's own, attached to the device, calls it for every frame
+# while readers bind and close, and each last close frees the device's
+# socket set under it (with kfree_rcu since 1bb4a36: the kfunc reads the
+# set under RCU alone). A use after free there is what KASAN, in the
+# debug kernel's guest, reports; every kernel fails on a reader that does
+# not capture, or a socket or state left behind.
+foreign_kfunc() {
+	local i id out sender r0 bad=0 caps=
+	ip link set dev "$DEV" xdpdrv obj "$COPY_OBJ" sec xdp ||
+		{ msg="could not attach $COPY_OBJ"; return 1; }
+	id=$(ip -d link show "$DEV" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+	r0=$(cat "/sys/class/net/$DEV/statistics/rx_packets")
+	send 1000000 4000 &
+	sender=$!
+	pids+=("$sender")
+	# The sender's python3 takes a while to start in a slow guest.
+	wait_for 60 eval '[ "$(cat /sys/class/net/$DEV/statistics/rx_packets)" -gt $((r0 + 100)) ]' ||
+		{ msg="no traffic from the sender"; ip netns pids "$NS" | xargs -r kill
+		  ip link set dev "$DEV" xdpdrv off; return 1; }
+	for ((i = 0; i < ${RC_XDP_REPEAT:-20}; i++)); do
+		out=$(ringcount -i "$DEV" -d 0.3 -q 2>&1) || bad=$((bad + 1))
+		caps+=" $(kv captured "$out")"
+		[ "$(kv captured "$out")" -gt 0 ] 2>/dev/null || bad=$((bad + 1))
+		[ -z "$(awk -v d="$DEV" '$3 == d' /proc/net/ringcap)" ] || bad=$((bad + 1))
+	done
+	# The sender is a python3 in $NS, under the subshell's ip netns exec.
+	ip netns pids "$NS" | xargs -r kill 2>/dev/null || true
+	wait "$sender" 2>/dev/null || true
+	msg="program $id calling the kfunc; $i readers captured$caps; $bad failures; program then $(ip -d link show "$DEV" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')"
+	ip link set dev "$DEV" xdpdrv off
+	[ "$bad" = 0 ] && [ -n "$id" ]
+}
+
 # The device goes away under an XDP socket.
 unregister() {
 	local out rc=0
@@ -634,6 +669,7 @@ run_path() {
 	tcase "$P: a driver without native XDP (lo) keeps the hook: path hook:no-native-xdp, logged" no_native
 	if [ "$P" = copy ]; then
 		tcase "$P: mode 1 through the copy program: the ring and the stack each get every datagram once" mode1_copy
+		tcase "$P: root's own program calls the kfunc on every frame while readers bind and close: each captures, nothing left" foreign_kfunc
 	else
 		tcase "$P: mode 1 on an XDP device keeps the standard path, no program" mode1_hook
 	fi

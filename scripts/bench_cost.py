@@ -39,6 +39,14 @@ TARGETS = (
     ("vio_xdp", "vio_redir", "rx", None,
      "virtio-net, XDP mode 2: the copy path's receive path against the "
      "redirect's"),
+    # The share target (a 3-member cluster of tcpdumps through ringcap
+    # at 1.3x netsniff-ng's fanout) in instructions: at most 1/1.3.
+    ("vio_cluster", "vio_fanout", "total", 0.77,
+     "virtio-net, 3 tcpdumps through a ringcap cluster (mode 2, XDP) "
+     "against netsniff-ng's 3-socket fanout, total"),
+    ("vio_rccl", "vio_fanout", "total", None,
+     "virtio-net, 3 ringcounts in a ringcap cluster against netsniff-ng's "
+     "3-socket fanout, total"),
     ("rc_cutoff", "rc_pcapng", "total", 0.20,
      "82574L mode 2, ringcount writing pcapng with a 1500 B per-flow "
      "cut-off against the same without one: total (at least 5x fewer)"),

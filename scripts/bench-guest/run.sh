@@ -96,6 +96,10 @@ reader_of() {
 	vio_afxdp) KIND=testpmd ;;
 	zc_zc|zc_zc4k|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;
 	zc_af) KIND=netsniff ;;
+	# The multi part's three readers, for the cost part.
+	vio_cluster) KIND=tcpdump PROCS=3 ;;
+	vio_rccl) KIND=ringcount PROCS=3 ;;
+	vio_fanout) KIND=netsniff PROCS=3 ;;
 	*) KIND=tcpdump ;;
 	esac
 }

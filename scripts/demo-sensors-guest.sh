@@ -40,7 +40,8 @@ xdev=
 export_up() {
 	local f
 	modprobe virtio_net
-	wait_for 20 grep -qx "$EXPORT_MAC" /sys/class/net/*/address || return 1
+	# sh -c: the glob is expanded at each try, not once before them.
+	wait_for 20 sh -c 'grep -qx "$0" /sys/class/net/*/address' "$EXPORT_MAC" || return 1
 	for f in /sys/class/net/*/address; do
 		[ "$(cat "$f")" != "$EXPORT_MAC" ] || xdev=$(basename "$(dirname "$f")")
 	done
@@ -54,6 +55,15 @@ export_up() {
 sock_counts() { awk -v p="$1" '$1 == p {print $6, $7}' /proc/net/ringcap; }
 # softflowctl statistics of member K.
 sf_stat() { softflowctl -c "/run/sf$1.ctl" statistics; }
+# counters KEY=VALUE...: one line of them, or the sensor fails naming the
+# one that is not a number (a counter read wrong must not read as 0).
+counters() {
+	local w
+	for w in "${@:2}"; do
+		[[ ${w#*=} =~ ^[0-9]+$ ]] || die "no counter $w"
+	done
+	echo "$*"
+}
 
 nic_find || exit 1
 modprobe ringcap transparent_mode=2
@@ -85,26 +95,27 @@ say "${g##*$'\n'}"
 # Every frame the NIC took is in a ring or counted dropped; wait until the
 # exporters have read what is in the rings, then end every flow.
 for ((k = 0; k < members; k++)); do
-	steady 0.5 sf_stat "$k" >/dev/null || true
+	steady 0.5 sf_stat "$k" >/dev/null || say "softflowd $k was still reading after 30 s"
 	softflowctl -c "/run/sf$k.ctl" expire-all >/dev/null
 done
 sleep 1
-echo "sensor: sensor=$sensor offered=$(kv sent "$g") send_errors=$(kv send_errors "$g")" \
-	"wire=$(($(wiredrops) - w0)) missed=$(($(nic_sys rx_missed_errors) - m0))" \
+counters sensor: "sensor=$sensor" "offered=$(kv sent "$g")" "send_errors=$(kv send_errors "$g")" \
+	"wire=$(($(wiredrops) - w0))" "missed=$(($(nic_sys rx_missed_errors) - m0))" \
 	"nic_rx=$(($(nic_sys rx_packets) - n0))"
 for ((k = 0; k < members; k++)); do
 	st=$(sf_stat "$k")
 	read -r rx drop <<<"$(sock_counts "${pids[k]}")"
-	# softflowctl: "Packets processed: N", "Ignored packets: N (...)",
-	# "Flows exported: F (R records) in D packets (E failures)" and one
-	# line of octets and packets per protocol, of the expired flows.
+	# softflowctl: "Packets processed: N" (IP frames), "Ignored packets:
+	# N (X non-IP, Y too short)", "Flows exported: F (R records) in D
+	# packets (E failures)" and one line of octets and packets per
+	# protocol, of the expired flows.
 	processed=$(sed -n 's/^Packets processed: \([0-9]*\).*/\1/p' <<<"$st")
-	ignored=$(sed -n 's/^Ignored packets: \([0-9]*\).*/\1/p' <<<"$st")
+	read -r nonip short <<<"$(sed -n 's/^Ignored packets: [0-9]* (\([0-9]*\) non-IP, \([0-9]*\) too short).*/\1 \2/p' <<<"$st")"
 	read -r flows dgrams fails <<<"$(sed -n 's/^Flows exported: \([0-9]*\) .* in \([0-9]*\) packets (\([0-9]*\) failures).*/\1 \2 \3/p' <<<"$st")"
 	pk=$(awk '/^Per-protocol/ {p = 1; next} p && NF >= 4 {n += $(NF - 2)} END {print n + 0}' <<<"$st")
-	echo "member: sensor=$sensor member=$k received=$rx ring_dropped=$drop" \
-		"processed=$processed ignored=$ignored exported=$pk flows=$flows" \
-		"datagrams=$dgrams send_failures=$fails"
+	counters member: "sensor=$sensor" "member=$k" "received=$rx" "ring_dropped=$drop" \
+		"processed=$processed" "non_ip=$nonip" "too_short=$short" "exported=$pk" \
+		"flows=$flows" "datagrams=$dgrams" "send_failures=$fails"
 	softflowctl -c "/run/sf$k.ctl" shutdown >/dev/null
 done
 for ((k = 0; k < members; k++)); do
@@ -112,6 +123,7 @@ for ((k = 0; k < members; k++)); do
 done
 pids=()
 # What left the sensor towards the collector, and what its stack refused.
-echo "export: sensor=$sensor tx=$(cat "/sys/class/net/$xdev/statistics/tx_packets")" \
+read -r udp_out udp_sndbuf <<<"$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ {print $5, $7}' /proc/net/snmp)"
+counters export: "sensor=$sensor" "tx=$(cat "/sys/class/net/$xdev/statistics/tx_packets")" \
 	"tx_dropped=$(cat "/sys/class/net/$xdev/statistics/tx_dropped")" \
-	"$(awk '$1 == "Udp:" && $2 ~ /^[0-9]/ {print "udp_out=" $5, "udp_sndbuf_errors=" $7}' /proc/net/snmp)"
+	"udp_out=$udp_out" "udp_sndbuf_errors=$udp_sndbuf"

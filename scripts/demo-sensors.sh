@@ -43,7 +43,7 @@ done
 	{ echo "demo: 1..4 sensors of 1..8 members" >&2; exit 2; }
 
 scripts/deps.sh --sensors
-k=${RINGCAP_DEMO_KERNEL:-$(scripts/kernels.sh | tr ' ' '\n' | grep '^6\.1\.' | head -n 1)}
+k=${RINGCAP_DEMO_KERNEL:-$(scripts/kernels.sh | tr ' ' '\n' | grep '^6\.1\.' | head -n 1 || true)}
 [ -n "$k" ] || { echo "demo: no 6.1 kernel (scripts/deps.sh)" >&2; exit 1; }
 make -s -C userland
 make -s -C libpcap-ring
@@ -106,12 +106,30 @@ done
 pids=()
 [ "$rc" = 0 ] || exit 1
 
-# What each collector socket dropped (its receive buffer was full), then
-# stop the collector (nfcapd closes its file on SIGTERM) and read it.
+# Each collector socket: the bytes it holds unread ("queue", which nfcapd
+# must read before it stops) or the datagrams it dropped ("drops": its
+# buffer was full); /proc/net/udp, by local address.
+sock() {
+	local a f n=0
+	a=$(printf '0100007F:%04X' "$2")
+	while read -r -a f; do
+		[ "${f[1]}" = "$a" ] || continue
+		if [ "$1" = queue ]; then
+			n=$((n + 16#${f[4]#*:}))
+		else
+			n=$((n + f[${#f[@]} - 1]))
+		fi
+	done </proc/net/udp
+	echo "$n"
+}
 for ((i = 0; i < sensors * members; i++)); do
-	drops[i]=$(awk -v a="$(printf '0100007F:%04X' "${ports[i]}")" \
-		'$2 == a {d += $NF} END {print d + 0}' /proc/net/udp)
+	for ((t = 0; t < 50; t++)); do
+		[ "$(sock queue "${ports[i]}")" = 0 ] && break
+		sleep 0.1
+	done
+	drops[i]=$(sock drops "${ports[i]}")
 done
+# Then stop the collector (nfcapd closes its file on SIGTERM) and read it.
 for p in "${cpids[@]}"; do kill -TERM "$p"; done
 for p in "${cpids[@]}"; do wait "$p" || true; done
 cpids=()

@@ -227,6 +227,24 @@ unsigned int ringcap_cluster_span_room(struct list_head *socks)
 }
 
 /**
+ * ringcap_cluster_policy_ok - is @policy one a socket may ask for?
+ * @policy: RINGCAP_CLUSTER_* with its flags
+ *
+ * Return: whether it is a known policy with known flags, the inner flow
+ * only with the flow policy.
+ */
+bool ringcap_cluster_policy_ok(u32 policy)
+{
+	u32 base = policy & RINGCAP_CLUSTER_POLICY;
+
+	if (base > RINGCAP_CLUSTER_QUEUE ||
+	    (policy & ~(RINGCAP_CLUSTER_POLICY | RINGCAP_CLUSTER_SPAN |
+			RINGCAP_CLUSTER_INNER)))
+		return false;
+	return !(policy & RINGCAP_CLUSTER_INNER) || base == RINGCAP_CLUSTER_FLOW;
+}
+
+/**
  * ringcap_cluster_policy_name - a policy as /proc/net/ringcap names it
  * @policy: RINGCAP_CLUSTER_*
  *
@@ -234,19 +252,18 @@ unsigned int ringcap_cluster_span_room(struct list_head *socks)
  */
 const char *ringcap_cluster_policy_name(u32 policy)
 {
+	/* By base policy, then +3 with SPAN, then +6 with INNER (flow only). */
 	static const char *const names[] = {
 		"flow", "rr", "queue",
 		"flow+span", "rr+span", "queue+span",
-		"flow+inner", "?", "?",
-		"flow+span+inner", "?", "?",
+		"flow+inner", NULL, NULL,
+		"flow+span+inner",
 	};
-	u32 base = policy & RINGCAP_CLUSTER_POLICY;
 
-	if (base > RINGCAP_CLUSTER_QUEUE ||
-	    (policy & ~(RINGCAP_CLUSTER_POLICY | RINGCAP_CLUSTER_SPAN |
-			RINGCAP_CLUSTER_INNER)))
+	if (!ringcap_cluster_policy_ok(policy))
 		return "?";
-	return names[base + (policy & RINGCAP_CLUSTER_SPAN ? 3 : 0) +
+	return names[(policy & RINGCAP_CLUSTER_POLICY) +
+		     (policy & RINGCAP_CLUSTER_SPAN ? 3 : 0) +
 		     (policy & RINGCAP_CLUSTER_INNER ? 6 : 0)];
 }
 

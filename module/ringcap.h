@@ -386,6 +386,7 @@ static inline bool ringcap_cluster_spans(const struct ringcap_sock *rs)
 {
 	return rs->cluster.id && (rs->cluster.policy & RINGCAP_CLUSTER_SPAN);
 }
+bool ringcap_cluster_policy_ok(u32 policy);
 const char *ringcap_cluster_policy_name(u32 policy);
 void ringcap_cluster_init(void);
 /*

@@ -185,17 +185,7 @@ static int ringcap_set_tx_size(struct ringcap_sock *rs,
 /* Membership is fixed at bind, where the cluster's other members are met. */
 static int ringcap_check_cluster(const union ringcap_optval *v)
 {
-	u32 policy = v->cluster.policy;
-
-	/* A known policy; the inner flow only for the flow policy. */
-	if (policy & ~(RINGCAP_CLUSTER_POLICY | RINGCAP_CLUSTER_SPAN |
-		       RINGCAP_CLUSTER_INNER) ||
-	    (policy & RINGCAP_CLUSTER_POLICY) > RINGCAP_CLUSTER_QUEUE)
-		return -EINVAL;
-	if ((policy & RINGCAP_CLUSTER_INNER) &&
-	    (policy & RINGCAP_CLUSTER_POLICY) != RINGCAP_CLUSTER_FLOW)
-		return -EINVAL;
-	return 0;
+	return ringcap_cluster_policy_ok(v->cluster.policy) ? 0 : -EINVAL;
 }
 
 static int ringcap_set_cluster(struct ringcap_sock *rs,

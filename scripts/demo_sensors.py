@@ -25,11 +25,17 @@ the frame after its Ethernet header, padding included (a TCP ACK, 54 bytes
 on the wire, padded to 60, counts 46, not its IP length of 40).
 """
 import ipaddress
+import os
 import random
 import struct
 import sys
 import zlib
 from collections import defaultdict
+
+sys.dont_write_bytecode = True  # no __pycache__ in the selftests' tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "selftests"))
+from rc_frames import ip_csum  # noqa: E402  the selftests' frame helpers
 
 SEED = 20261128
 ETH_IP4, ETH_IP6 = 0x0800, 0x86DD
@@ -38,22 +44,13 @@ FIN, SYN, RST, PSH, ACK = 0x01, 0x02, 0x04, 0x08, 0x10
 PROTO = {TCP: "TCP", UDP: "UDP", ICMP: "ICMP"}
 
 
-def csum(b):
-    if len(b) % 2:
-        b += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(b) // 2), b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
 def frame(src, dst, proto, l4):
     """An Ethernet frame carrying l4 (the transport header and payload)."""
     a, b = ipaddress.ip_address(src), ipaddress.ip_address(dst)
     if a.version == 4:
         h = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), 0, 0x4000,
                         64, proto, 0, a.packed, b.packed)
-        h = h[:10] + struct.pack("!H", csum(h)) + h[12:]
+        h = h[:10] + struct.pack("!H", ip_csum(h)) + h[12:]
         et = ETH_IP4
     else:
         h = struct.pack("!IHBB16s16s", 6 << 28, len(l4), proto, 64,

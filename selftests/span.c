@@ -21,6 +21,24 @@
 #define SP_ID		11
 
 /*
+ * The payload every frame here ends with, from @off to @len: SP_MAGIC,
+ * the frame's number @i and direction (what sp_drain() reads back), then
+ * bytes that vary with @i (by @mul) and the offset. Return: @len.
+ */
+static uint16_t sp_tail(uint8_t *buf, unsigned int off, uint16_t len,
+			unsigned int i, int dir, unsigned int mul)
+{
+	unsigned int k;
+
+	rc_put32(buf + off, SP_MAGIC);
+	rc_put32(buf + off + 4, i);
+	buf[off + 8] = dir;
+	for (k = off + 9; k < len; k++)
+		buf[k] = (i * mul + k) & 0xff;
+	return len;
+}
+
+/*
  * Frame i (of a direction): flow i % NFLOWS for i < NFLOWS, then piece
  * (i - NFLOWS) % 2 of datagram (i - NFLOWS) / 2 of flow
  * (i - NFLOWS) / 2, UDP over IPv4.
@@ -41,7 +59,7 @@ static uint16_t sp_build(unsigned int i, const void *arg, uint8_t *buf,
 	bool tcp = !frag && f % 2;
 	uint8_t a[16] = { 0 }, b[16] = { 0 }, *src, *dst;
 	uint16_t pa = 1024 + f % 50000, pb = tcp ? 443 : 53, len = 96;
-	unsigned int off, k;
+	unsigned int off;
 
 	*queue = 0;
 	memset(buf, 0, len);
@@ -88,12 +106,7 @@ static uint16_t sp_build(unsigned int i, const void *arg, uint8_t *buf,
 			buf[off + 12] = 5 << 4, buf[off + 13] = 0x10;
 		off += tcp ? 20 : 8;
 	}
-	rc_put32(buf + off, SP_MAGIC);
-	rc_put32(buf + off + 4, i);
-	buf[off + 8] = dir;
-	for (k = off + 9; k < len; k++)
-		buf[k] = (i * 7 + k) & 0xff;
-	return len;
+	return sp_tail(buf, off, len, i, dir, 7);
 }
 
 /* Where each frame went: owner[dir][i] the member, or -1. */
@@ -355,7 +368,7 @@ static uint16_t tun_build(unsigned int i, const void *arg, uint8_t *buf,
 	uint8_t oa[4] = { 10, 50, 0, 1 }, ob[4] = { 10, 50, 0, 2 };
 	uint8_t ia[16] = { 0 }, ib[16] = { 0 };
 	uint16_t len = 160, pa = 2000 + f, pb = kind == 2 ? 53 : 80;
-	unsigned int off, k, ip;
+	unsigned int off, ip;
 
 	*queue = 0;
 	memset(buf, 0, len);
@@ -419,12 +432,7 @@ static uint16_t tun_build(unsigned int i, const void *arg, uint8_t *buf,
 		buf[off + 13] = 0x10;
 		off += 20;
 	}
-	rc_put32(buf + off, SP_MAGIC);
-	rc_put32(buf + off + 4, i);
-	buf[off + 8] = dir;
-	for (k = off + 9; k < len; k++)
-		buf[k] = (i * 5 + k) & 0xff;
-	return len;
+	return sp_tail(buf, off, len, i, dir, 5);
 }
 
 /*

@@ -162,25 +162,32 @@ tap_mode() {
 # The cut-off on this path (the hook in mode 0, XDP in modes 1 and 2):
 # what ringcount -k 300 kept is exactly what the rules keep of what the
 # full capture beside it saw, frame for frame, and it counted the rest.
+# Only IPv4 is compared: the two readers stop one after the other, and
+# an IPv6 router solicitation or an ARP probe (never cut) that comes in
+# between is in one file only. A CI run once failed here with two frames
+# more in the cut file than the rules kept, and said no more; a reader
+# that lost frames now says so, and a difference says where it starts.
 cutoff_kept() {
 	local m=$1 line i
-	line=$(grep '^ringcount:' "$tmp/rc$m.4" || true)
 	for i in 3 4; do
-		tshark -r "$tmp/m$m.$i.pcapng" -T fields -E separator=, \
+		line=$(grep '^ringcount:' "$tmp/rc$m.$i" || true)
+		[ "$(kv dropped "$line")" = 0 ] ||
+			{ msg="reader $i lost frames, nothing to compare: $line"; return 1; }
+	done
+	for i in 3 4; do
+		tshark -r "$tmp/m$m.$i.pcapng" -Y ip -T fields -E separator=, \
 			-e frame.len -e eth.type -e ip.src -e tcp.srcport \
 			-e ip.dst -e tcp.dstport -e tcp.flags -e tcp.seq_raw \
 			-e tcp.ack_raw >"$tmp/f$m.$i" 2>/dev/null ||
 			{ msg="tshark could not read reader $i's file"; return 1; }
 	done
+	line=$(grep '^ringcount:' "$tmp/rc$m.4")
 	msg=$(python3 - "$tmp/f$m.3" "$tmp/f$m.4" "$(kv cutoff "$line")" <<'EOF'
 import sys
 full = [l.rstrip('\n').split(',') for l in open(sys.argv[1])]
 cut = [l.rstrip('\n') for l in open(sys.argv[2])]
 state, want, ncut = {}, [], 0
 for f in full:
-    if not f[2]:                        # not IPv4 (ARP): never cut
-        want.append(','.join(f))
-        continue
     flags = int(f[6], 16) if f[6] else 0
     key = tuple(f[2:6])
     s = state.setdefault(key, [0, False])
@@ -196,7 +203,15 @@ for f in full:
         s[1] = False
 ok = cut == want and str(ncut) == sys.argv[3]
 print('%s: %d frames seen, %d kept as the rules keep them, %d cut (ringcount: %s)'
-      % ('ok' if ok else 'differs', len(full), len(cut), ncut, sys.argv[3]))
+      % ('ok' if ok else 'differs', len(full), len(want), ncut, sys.argv[3]),
+      end='')
+if cut != want:                         # where, to tell a race from a bug
+    i = next((i for i, (a, b) in enumerate(zip(cut, want)) if a != b),
+             min(len(cut), len(want)))
+    print('; ringcount kept %d; first difference at %d: kept %s, rules %s'
+          % (len(cut), i, cut[i] if i < len(cut) else '-',
+             want[i] if i < len(want) else '-'), end='')
+print()
 sys.exit(0 if ok else 1)
 EOF
 )

@@ -20,6 +20,10 @@
 #   RINGCAP_BENCH_COST_FRAMES           frames per cost run (default
 #                                       20000; 42300 is 64 flows of 1 MB
 #                                       at 1514 B, the cut-off's target)
+#   RINGCAP_BENCH_COST_RATE             their rate a second (default 5000;
+#                                       higher makes batches, and may
+#                                       pass a set-up's loss point: the
+#                                       rows say what was received)
 #   RINGCAP_BENCH_PARTS                 only these parts (e1000e virtio
 #                                       multi zerocopy tx sim explain
 #                                       cost; default all,
@@ -71,7 +75,7 @@ res=$top/bench/results/$(date -u +%Y%m%d-%H%M%S)-$matrix${parts:+-$(tr -s ' ' + 
 vmdir=$top/build/bench/vm
 mkdir -p "$res"
 env=(-e "RINGCAP_BENCH_REV=$rev")
-for v in FRAMES REPS COST_SETUPS COST_SIZES COST_FRAMES; do
+for v in FRAMES REPS COST_SETUPS COST_SIZES COST_FRAMES COST_RATE; do
 	eval "val=\${RINGCAP_BENCH_$v:-}"
 	[ -z "$val" ] || env+=(-e "RINGCAP_BENCH_$v=$val")
 done

@@ -50,39 +50,80 @@ static void ringcap_fill(struct ringcap_rec *rec, const struct ringcap_frame *f,
 }
 
 /**
- * ringcap_deliver - offer one frame to one socket
+ * ringcap_batch_end - let go of the socket a batch holds
+ * @b: the batch
+ *
+ * Publishes its frames' count and applies the wake-up policy to them
+ * once, then drops the socket's producer lock.
+ */
+void ringcap_batch_end(struct ringcap_batch *b)
+{
+	struct ringcap_sock *rs = b->rs;
+
+	if (!rs)
+		return;
+	if (b->n) {
+		WRITE_ONCE(READ_ONCE(rs->ring)->hdr->received, rs->st.received);
+		ringcap_wakeup_frames(rs);
+	}
+	spin_unlock(&rs->prod_lock);
+	b->rs = NULL;
+	b->n = 0;
+}
+
+/* Hold rs's producer lock in @b, letting go of another socket's first. */
+static void ringcap_batch_hold(struct ringcap_batch *b, struct ringcap_sock *rs)
+{
+	if (b->rs == rs)
+		return;
+	ringcap_batch_end(b);
+	spin_lock(&rs->prod_lock);
+	b->rs = rs;
+}
+
+/**
+ * ringcap_deliver_batched - offer one frame to one socket, in a batch
+ * @b: the batch: the socket whose lock it holds, and its frames since
  * @rs: a bound socket
  * @f: the frame
  *
- * Runs in softirq context or with BH disabled, under RCU.
+ * Runs in softirq context or with BH disabled, under RCU. Consecutive
+ * frames for one unfiltered socket take its lock, publish its count and
+ * check its watermark once (ringcap_batch_end(), which the caller runs
+ * after the last frame); the redirect path's batches of up to 16 frames
+ * do that (xdp.c). A frame for another socket ends the batch first, and
+ * so does one for a socket with a filter: filters run outside every lock,
+ * in parallel with the other queues' CPUs.
  *
  * Return: whether the frame is in the ring (for a zero-copy frame: its
  * buffer is the reader's now).
  */
-bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
+bool ringcap_deliver_batched(struct ringcap_batch *b, struct ringcap_sock *rs,
+			     struct ringcap_frame *f)
 {
 	struct ringcap_ring *ring = READ_ONCE(rs->ring);
 	u32 caplen = min(f->len, READ_ONCE(rs->snaplen));
-	unsigned int res;
+	unsigned int res = UINT_MAX;
 	struct ringcap_rec *rec;
 	u32 rec_len;
 	bool bad;
 
-	res = ringcap_run_filter(rs, f);
+	/* Callers run under RCU (softirq or rcu_read_lock()). */
+	if (rcu_access_pointer(rs->sk.sk_filter)) {
+		ringcap_batch_end(b);
+		res = ringcap_run_filter(rs, f);
+	}
+	ringcap_batch_hold(b, rs);
 	if (!res) {
-		spin_lock(&rs->prod_lock);
 		rs->st.filtered++;
 		WRITE_ONCE(ring->hdr->filtered, rs->st.filtered);
-		spin_unlock(&rs->prod_lock);
 		trace_ringcap_drop(f->ifindex, f->queue, ringcap_sock_ino(rs),
 				   RINGCAP_DROP_FILTER);
 		return false;
 	}
 	caplen = min(caplen, res);
 
-	spin_lock(&rs->prod_lock);
 	if (unlikely(rs->cutoff) && ringcap_cutoff_past(rs, f)) {
-		spin_unlock(&rs->prod_lock);
 		trace_ringcap_drop(f->ifindex, f->queue, ringcap_sock_ino(rs),
 				   RINGCAP_DROP_CUTOFF);
 		return false;
@@ -101,9 +142,9 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 		if (rs->gaps)
 			ringcap_gap_lost(rs);
 		WRITE_ONCE(ring->hdr->dropped, rs->st.dropped);
+		WRITE_ONCE(ring->hdr->received, rs->st.received);
 		/* A full ring must reach the reader even below N frames. */
 		ringcap_wakeup_flush(rs);
-		spin_unlock(&rs->prod_lock);
 		trace_ringcap_drop(f->ifindex, f->queue, ringcap_sock_ino(rs),
 				   bad ? RINGCAP_DROP_BAD_CONSUMER :
 					 RINGCAP_DROP_RING_FULL);
@@ -112,10 +153,27 @@ bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
 	ringcap_fill(rec, f, rec_len, caplen);
 	ringcap_ring_commit(ring, rec_len);
 	rs->st.received++;
-	WRITE_ONCE(ring->hdr->received, rs->st.received);
-	ringcap_wakeup_frame(rs);
-	spin_unlock(&rs->prod_lock);
+	rs->pending++;
+	b->n++;
 	trace_ringcap_deliver(f->ifindex, f->queue, ringcap_sock_ino(rs),
 			      caplen, f->len);
 	return true;
+}
+
+/**
+ * ringcap_deliver - offer one frame to one socket, a batch of its own
+ * @rs: a bound socket
+ * @f: the frame
+ *
+ * As ringcap_deliver_batched().
+ *
+ * Return: whether the frame is in the ring.
+ */
+bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f)
+{
+	struct ringcap_batch b = {};
+	bool in = ringcap_deliver_batched(&b, rs, f);
+
+	ringcap_batch_end(&b);
+	return in;
 }

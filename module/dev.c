@@ -325,10 +325,11 @@ static bool ringcap_dest_fed(const struct ringcap_dest *d, int ifindex,
 }
 
 /**
- * ringcap_set_deliver - offer a frame to the destinations of a set
+ * ringcap_set_deliver_batched - offer a frame of a batch to a set
  * @set: the device's set, under RCU with BH disabled
  * @f: the frame
  * @skip: the version of the set that offered the frame already, or NULL
+ * @b: the batch (ringcap_deliver_batched()); the caller ends it
  *
  * A destination bound to another queue does not want the frame; one fed by
  * @skip has it. Every other lone socket gets it, and every cluster gives
@@ -337,8 +338,10 @@ static bool ringcap_dest_fed(const struct ringcap_dest *d, int ifindex,
  * Return: RINGCAP_SET_WANTED if a destination wanted the frame, with
  * RINGCAP_SET_STEAL if one of those may keep it from the stack in mode 2.
  */
-unsigned int ringcap_set_deliver(struct ringcap_dev_set *set,
-				 struct ringcap_frame *f, const u32 *skip)
+unsigned int ringcap_set_deliver_batched(struct ringcap_dev_set *set,
+					 struct ringcap_frame *f,
+					 const u32 *skip,
+					 struct ringcap_batch *b)
 {
 	struct ringcap_dest *d;
 	unsigned int wanted = 0;
@@ -352,8 +355,26 @@ unsigned int ringcap_set_deliver(struct ringcap_dev_set *set,
 			  (d->steal ? RINGCAP_SET_STEAL : 0);
 		if (skip && ringcap_dest_fed(d, f->ifindex, *skip))
 			continue;
-		ringcap_deliver(d->nr == 1 ? d->socks[0] :
-				ringcap_cluster_pick(d, f), f);
+		ringcap_deliver_batched(b, d->nr == 1 ? d->socks[0] :
+					ringcap_cluster_pick(d, f), f);
 	}
+	return wanted;
+}
+
+/**
+ * ringcap_set_deliver - offer one frame to a set, a batch of its own
+ * @set: the device's set, under RCU with BH disabled
+ * @f: the frame
+ * @skip: as for ringcap_set_deliver_batched()
+ *
+ * Return: as ringcap_set_deliver_batched().
+ */
+unsigned int ringcap_set_deliver(struct ringcap_dev_set *set,
+				 struct ringcap_frame *f, const u32 *skip)
+{
+	struct ringcap_batch b = {};
+	unsigned int wanted = ringcap_set_deliver_batched(set, f, skip, &b);
+
+	ringcap_batch_end(&b);
 	return wanted;
 }

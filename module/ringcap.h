@@ -281,7 +281,14 @@ void ringcap_cutoff_free(struct ringcap_sock *rs);
 u32 ringcap_cutoff_limit(struct ringcap_sock *rs);
 bool ringcap_cutoff_past(struct ringcap_sock *rs, struct ringcap_frame *f);
 
-/* capture.c */
+/* capture.c: a socket whose producer lock a batch of frames holds */
+struct ringcap_batch {
+	struct ringcap_sock *rs;	/* or NULL: none held */
+	unsigned int n;			/* frames committed to it since */
+};
+bool ringcap_deliver_batched(struct ringcap_batch *b, struct ringcap_sock *rs,
+			     struct ringcap_frame *f);
+void ringcap_batch_end(struct ringcap_batch *b);
 bool ringcap_deliver(struct ringcap_sock *rs, struct ringcap_frame *f);
 
 /* gap.c */
@@ -308,7 +315,7 @@ void ringcap_hook_del(struct ringcap_dev *rd);
 
 /* wakeup.c */
 void ringcap_wakeup_init(struct ringcap_sock *rs);
-void ringcap_wakeup_frame(struct ringcap_sock *rs);
+void ringcap_wakeup_frames(struct ringcap_sock *rs);
 void ringcap_wakeup_flush(struct ringcap_sock *rs);
 void ringcap_wakeup_stop(struct ringcap_sock *rs);
 bool ringcap_readable(struct ringcap_sock *rs, struct ringcap_ring *ring);
@@ -328,6 +335,10 @@ void ringcap_dev_close_all(struct ringcap_dev *rd);
 /* What ringcap_set_deliver() found. */
 #define RINGCAP_SET_WANTED	0x1	/* a destination wanted the frame */
 #define RINGCAP_SET_STEAL	0x2	/* one that may withhold it from the stack */
+unsigned int ringcap_set_deliver_batched(struct ringcap_dev_set *set,
+					 struct ringcap_frame *f,
+					 const u32 *skip,
+					 struct ringcap_batch *b);
 unsigned int ringcap_set_deliver(struct ringcap_dev_set *set,
 				 struct ringcap_frame *f, const u32 *skip);
 

@@ -72,17 +72,19 @@ void ringcap_wakeup_init(struct ringcap_sock *rs)
 }
 
 /**
- * ringcap_wakeup_frame - a frame was committed to the ring
- * @rs: the socket; rs->prod_lock held
+ * ringcap_wakeup_frames - frames were committed to the ring
+ * @rs: the socket; rs->prod_lock held, rs->pending counts them
  *
  * Signals the reader at the watermark, or arms the timer for the first
- * frame not yet signalled.
+ * frame not yet signalled. Once per batch (capture.c): a batch reaches
+ * the reader at most its length late, as a NAPI poll's frames would.
  */
-void ringcap_wakeup_frame(struct ringcap_sock *rs)
+void ringcap_wakeup_frames(struct ringcap_sock *rs)
 {
 	u32 timeout_us = READ_ONCE(rs->timeout_us);
 
-	rs->pending++;
+	if (!rs->pending)
+		return;
 	if (rs->pending >= READ_ONCE(rs->watermark)) {
 		ringcap_signal(rs, RINGCAP_WAKE_WATERMARK);
 		return;

@@ -118,7 +118,7 @@ static struct ringcap_dev *ringcap_xdp_find(const struct net_device *target,
  */
 static bool ringcap_xdp_offer(struct net_device *target,
 			      struct xdp_frame *xdpf, u64 tstamp_ns, int *from,
-			      struct ringcap_dev **rd)
+			      struct ringcap_dev **rd, struct ringcap_batch *b)
 {
 	const struct ringcap_xdp_meta *meta = xdpf->data - sizeof(*meta);
 	struct ringcap_frame f = {
@@ -139,7 +139,8 @@ static bool ringcap_xdp_offer(struct net_device *target,
 	f.queue = min_t(u32, meta->queue, RINGCAP_QUEUE_ANY - 1);
 	f.tstamp_ns = tstamp_ns;
 	ringcap_frame_untag(&f);
-	return ringcap_set_deliver(rcu_dereference((*rd)->set), &f, NULL);
+	return ringcap_set_deliver_batched(rcu_dereference((*rd)->set), &f,
+					   NULL, b);
 }
 
 /*
@@ -151,13 +152,16 @@ static bool ringcap_xdp_offer(struct net_device *target,
  *
  * The batch shares one timestamp: its frames left the NIC's ring in one
  * poll, and a clock read per frame (on a guest, a trap to the
- * hypervisor) cost about what the redirect itself does. The frames go
- * back in bulk, which a page_pool driver takes in one call.
+ * hypervisor) cost about what the redirect itself does. A socket that
+ * takes consecutive frames of it is locked, and its watermark checked,
+ * once (struct ringcap_batch). The frames go back in bulk, which a
+ * page_pool driver takes in one call.
  */
 static int ringcap_xdp_xmit(struct net_device *target, int n,
 			    struct xdp_frame **frames, u32 flags)
 {
 	u64 tstamp_ns = ktime_get_real_ns();
+	struct ringcap_batch b = {};
 	struct ringcap_dev *rd = NULL;
 	struct xdp_frame_bulk bq;
 	int i, from = 0;
@@ -165,10 +169,13 @@ static int ringcap_xdp_xmit(struct net_device *target, int n,
 	xdp_frame_bulk_init(&bq);
 	rcu_read_lock();	/* also what xdp_return_frame_bulk() needs */
 	for (i = 0; i < n; i++) {
-		if (!ringcap_xdp_offer(target, frames[i], tstamp_ns, &from, &rd))
+		if (!ringcap_xdp_offer(target, frames[i], tstamp_ns, &from, &rd,
+				       &b))
 			dev_core_stats_tx_dropped_inc(target);
-		xdp_return_frame_bulk(frames[i], &bq);
 	}
+	ringcap_batch_end(&b);
+	for (i = 0; i < n; i++)
+		xdp_return_frame_bulk(frames[i], &bq);
 	xdp_flush_frame_bulk(&bq);
 	rcu_read_unlock();
 	return n;

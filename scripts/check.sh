@@ -225,7 +225,7 @@ debug_append=kmemleak=off
 # xdp.sh runs its cases on both XDP paths there (the kernel has BTF):
 # 10 queue-bound binds under traffic on each, 20 in all, as before.
 debug_paths_env=(
-	-e "RC_XDP_ONLY=xdp_takes gone_after_close gone_after_kill queue_repeat target_quiet no_target cluster_rr mode1_copy foreign_kfunc mode1_hook reload unregister netns_local"
+	-e "RC_XDP_ONLY=xdp_takes gone_after_close gone_after_kill queue_repeat target_quiet no_target cluster_rr filter_beside mode1_copy foreign_kfunc mode1_hook reload unregister netns_local"
 	-e RC_XDP_REPEAT=10
 	-e "RC_E1000E_ONLY=t_refuse t_splice t_kill t_gone t_zc_nobody t_e1000e t_down t_mtu t_account_drv t_works"
 )

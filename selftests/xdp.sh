@@ -42,6 +42,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib.sh"
 OBJ=${RC_XDP_OBJ:-$here/../userland/build/obj/lib/bpf/ringcap_xdp.bpf.o}
 COPY_OBJ=$(dirname "$OBJ")/ringcap_xdp_copy.bpf.o
+RUN=${RC_LPR:-$here/../libpcap-ring}/ringcap-run
 MODE=/sys/module/ringcap/parameters/transparent_mode
 NS=rcxdp
 DEV=vx0
@@ -61,9 +62,9 @@ else
 	PATHS=${RC_XDP_PATHS:-redirect}
 fi
 read -r -a paths <<<"$PATHS"
-# Per path 16 cases (netns_local is the redirect path's, foreign_kfunc
+# Per path 17 cases (netns_local is the redirect path's, foreign_kfunc
 # the copy path's), then 3.
-PLAN=$((16 * ${#paths[@]} + 3))
+PLAN=$((17 * ${#paths[@]} + 3))
 
 n=0
 failed=0
@@ -476,6 +477,38 @@ cluster_rr() {
 	[ $((ca + cb)) = 301 ] && [ $((ca - cb)) -le 1 ] && [ $((cb - ca)) -le 1 ]
 }
 
+# A socket with a filter beside one without, fed frames faster than one
+# a NAPI poll: the redirect path holds a socket's lock over consecutive
+# frames of a batch and lets go of it for a filtered socket (capture.c),
+# so the two alternate within every batch here. tcpdump (through
+# libpcap-ring, its filter in the kernel) keeps the even-numbered
+# datagrams: the last digit of "rcx %08d" is udp[19], and the ASCII
+# digits' parity is theirs.
+filter_beside() {
+	local td out want got odd
+	rc_start "$DEV" || { msg="ringcount did not bind"; return 1; }
+	"$RUN" tcpdump -Z root -n -w "$tmp/even.pcap" -i "$DEV" \
+		'udp[19] & 1 = 0' >"$tmp/td.out" 2>"$tmp/td.err" &
+	td=$!
+	pids+=("$td")
+	wait_for 30 grep -q "listening on" "$tmp/td.err" ||
+		{ msg="tcpdump did not start: $(head -c 300 "$tmp/td.err")"; return 1; }
+	path_settled "$rc_pid"
+	send 2000 20000
+	sleep 1
+	kill -INT "$td"
+	wait "$td" || true
+	out=$(rc_summary)
+	want=1000
+	got=$(tcpdump -n -r "$tmp/even.pcap" 2>/dev/null | grep -c ' UDP' || true)
+	odd=$(tcpdump -n -r "$tmp/even.pcap" -A 2>/dev/null |
+		grep -Eo 'rcx [0-9]{8}' | awk '$2 % 2' | wc -l)
+	msg="ringcount captured $(kv captured "$out") of 2000 (path $(kv path "$out"), filtered $(kv filtered "$out")); tcpdump kept $got, $odd odd, want $want; its end: $(grep -E 'captured|dropped' "$tmp/td.err" | tr '\n' ' ')"
+	[ "$(kv captured "$out")" = 2000 ] && [ "$(kv path "$out")" = "$XP" ] &&
+		[ "$got" = "$want" ] && [ "$odd" = 0 ] &&
+		grep -q '^0 packets dropped by kernel' "$tmp/td.err"
+}
+
 # The device's own program stays; ringcap keeps the hook and says so.
 own_program() {
 	local id out
@@ -664,6 +697,7 @@ run_path() {
 	fi
 	tcase "$P: switching 2->0->2->0 under traffic: every datagram exactly once" switch_exact
 	tcase "$P: a 2-member rr cluster on the XDP path splits 301 datagrams 150/151" cluster_rr
+	tcase "$P: a filtered tcpdump beside an unfiltered ringcount, 2000 datagrams at 20000/s: each gets exactly its own" filter_beside
 	tcase "$P: a device with its own XDP program keeps it; the hook captures, path hook:busy, logged" own_program
 	ip link set dev "$DEV" xdpdrv off 2>/dev/null || true
 	tcase "$P: a driver without native XDP (lo) keeps the hook: path hook:no-native-xdp, logged" no_native

@@ -158,8 +158,8 @@ static struct rce_adapter *rce_sw_init(struct pci_dev *pdev)
 	ad = netdev_priv(netdev);
 	ad->netdev = netdev;
 	ad->pdev = pdev;
-	ad->rx_count = RCE_RING_DEFAULT;
-	ad->tx_count = RCE_RING_DEFAULT;
+	ad->rx_count = RCE_RX_RING_DEFAULT;
+	ad->tx_count = RCE_TX_RING_DEFAULT;
 	ad->itr_usecs = RCE_ITR_DEFAULT_USECS;
 	ad->tx.ad = ad;
 	for (q = 0; q < RCE_NUM_RXQ; q++) {

@@ -62,8 +62,9 @@
 # ringcounts, queue i each, in copy mode: ringcap_e1000e in mode 2),
 # zc_af (the stock e1000e, one netsniff-ng without fanout walking one
 # TPACKET_V3 ring for all queues: AF_PACKET cannot bind to one queue).
-# The cost part adds zc_zc4k: zc_zc with 4096 buffers a queue, a copy
-# ring's 8 MiB (see rce_ring()). Compare their total share, captured_sum / offered (the CSV's share
+# The cost part adds zc_zc4k and zc_zc256: zc_zc (1024 buffers a queue,
+# the default) with 4096, a copy ring's 8 MiB, and with 256, the default
+# before (see rce_ring()). Compare their total share, captured_sum / offered (the CSV's share
 # column is per process, as for the cluster and fanout rows).
 # Transmit (figure "tx", the 82574L, FRAMES frames of 64 B, full matrix
 # also 1500 B, as fast as the sender goes, the host counting what

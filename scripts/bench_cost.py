@@ -52,6 +52,9 @@ TARGETS = (
      "cut-off against the same without one: total (at least 5x fewer)"),
     ("zc_zc", "zc_copy", "total", 1.0,
      "82574L zero-copy against copy mode, total"),
+    ("zc_zc256", "zc_copy", "total", None,
+     "82574L zero-copy with 256 buffers a queue (the default before "
+     "1024) against copy mode, total"),
     ("zc_zc4k", "zc_copy", "total", 1.0,
      "82574L zero-copy with a copy ring's memory in buffers against copy "
      "mode, total"),

@@ -41,6 +41,8 @@ SETUP_NAMES = {
     "e1k_rccl": "ringcap_e1000e mode 2, cluster 1:flow: ringcounts sharing",
     "e1k_fanout": "e1000e + netsniff-ng, AF_PACKET fanout hash: sharing",
     "zc_zc": "ringcap_e1000e zero-copy: 2 ringcount -z, one per RX queue",
+    "zc_zc256": "ringcap_e1000e zero-copy, 256 buffers a queue (the "
+                "default before 1024): 2 ringcount -z",
     "zc_zc4k": "ringcap_e1000e zero-copy, 4096 buffers a queue (8 MiB, a "
                "copy ring's memory): 2 ringcount -z",
     "zc_copy": "ringcap_e1000e mode 2 copy mode: 2 ringcounts, one per RX "

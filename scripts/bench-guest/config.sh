@@ -52,7 +52,7 @@ TX_SETUPS="tx_ceiling tx_ring tx_trafgen tx_sendmmsg tx_trafgen_stock"
 # what the NIC received and the readers captured, so one that did not
 # shows), and five repetitions: the spread says what the instrument
 # resolves.
-COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount rc_pcap rc_pcapng rc_cutoff vio_af vio_m0 vio_xdp vio_redir vio_m1 vio_pass vio_rc_m2 vio_xdpdump vio_drop vio_cluster vio_rccl vio_fanout zc_zc zc_zc4k zc_copy zc_af"
+COST_SETUPS="af_stock rc_m0 rc_m1 rc_m2 ringcount rc_pcap rc_pcapng rc_cutoff vio_af vio_m0 vio_xdp vio_redir vio_m1 vio_pass vio_rc_m2 vio_xdpdump vio_drop vio_cluster vio_rccl vio_fanout zc_zc zc_zc256 zc_zc4k zc_copy zc_af"
 COST_FRAMES=20000 COST_RATE=5000 COST_REPS=5
 COST_SETUPS=${RINGCAP_BENCH_COST_SETUPS:-$COST_SETUPS}
 COST_FRAMES=${RINGCAP_BENCH_COST_FRAMES:-$COST_FRAMES}

@@ -94,7 +94,7 @@ reader_of() {
 	vio_pass) KIND=xdppass ;;
 	vio_xdpdump) KIND=xdpdump ;;
 	vio_afxdp) KIND=testpmd ;;
-	zc_zc|zc_zc4k|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;
+	zc_zc|zc_zc256|zc_zc4k|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;
 	zc_af) KIND=netsniff ;;
 	# The multi part's three readers, for the cost part.
 	vio_cluster) KIND=tcpdump PROCS=3 ;;

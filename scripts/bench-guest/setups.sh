@@ -52,7 +52,7 @@ setup_enter() {
 	e1k_rccl)
 		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
 		RC_ARGS=(-C "$CLUSTER") ;;
-	zc_zc|zc_zc4k)
+	zc_zc|zc_zc256|zc_zc4k)
 		# The mode does not matter to a zero-copy queue (its frames go
 		# to its reader in every mode): 2, as zc_copy.
 		nic_bind ringcap_e1000e; echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
@@ -69,14 +69,18 @@ setup_enter() {
 }
 
 # zc_zc4k gives each queue of the 82574L 4096 buffers, the 8 MiB a copy
-# reader's ring has (zero-copy's buffers are the queue's own: 256 by
-# default, which caps its reader's watermark at 64, libringcap's
-# rc_zc_watermark()); every other set-up on ringcap_e1000e has the default.
+# reader's ring has, and zc_zc256 the 256 that were the default before
+# 1024 (zero-copy's buffers are the queue's own, and libringcap's
+# rc_zc_watermark() caps its reader's watermark at a quarter of them);
+# every other set-up on ringcap_e1000e has the default, 1024.
 rce_ring() {
-	local want=256 cur
+	local want=1024 cur
 	[ "$(basename "$(readlink -f "/sys/class/net/$dev/device/driver")")" = ringcap_e1000e ] ||
 		return 0
-	[ "$1" != zc_zc4k ] || want=4096
+	case $1 in
+	zc_zc4k) want=4096 ;;
+	zc_zc256) want=256 ;;
+	esac
 	cur=$(ethtool -g "$dev" | awk '/^Current/ { c = 1 } c && /^RX:/ { print $2; exit }')
 	[ "$cur" != "$want" ] || return 0
 	ethtool -G "$dev" rx "$want"

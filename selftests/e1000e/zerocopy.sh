@@ -195,7 +195,8 @@ kt_stop() {
 	KT_PID=
 }
 # Two readers stop consuming, and polling, after 50 frames each while the
-# host sends 2000; then they resume and the host sends 500 more. While
+# host sends four times a queue's descriptors (twice what both queues
+# hold); then they resume and the host sends 500 more. While
 # they stall, the queue threads leave the interrupts masked (zc_masked)
 # and the NIC fills every descriptor it has; QEMU's model then stops
 # reading its socket at the first frame it has no room for, so the queue
@@ -203,15 +204,16 @@ kt_stop() {
 # host drops the rest on the wire.
 declare -A S0 S1 S2
 t_stall() {
-	local w0 w2 own
+	local w0 w2 own n
 	have_host || return "$MISSING"
 	have_zc || return $?
+	n=$((4 * $(ring_rx)))
 	zc_start s0 0 120 50 || return 1
 	zc_start s1 1 120 50 || return 1
 	kt_start
 	snap S0 "$G"
 	w0=$(wiredrops) || { msg="rc_host wiredrops failed"; return 1; }
-	gen --flows 64 --size 60 --rate 4000 --count 2000 || return 1
+	gen --flows 64 --size 60 --rate 4000 --count "$n" || return 1
 	sleep 2
 	snap S1 "$G"
 	kt_stop
@@ -226,7 +228,7 @@ t_stall() {
 	snap S2 "$G"
 	zc_stop s0
 	zc_stop s1
-	STALL_SENT=2500 STALL_WIRE=$((w2 - w0))
+	STALL_SENT=$((n + 500)) STALL_WIRE=$((w2 - w0))
 	own=$(( ${STALL_OWNED%/*} < ${STALL_OWNED#*/} ? ${STALL_OWNED%/*} : ${STALL_OWNED#*/} ))
 	msg="stalled after 50 frames each: the NIC owns $STALL_OWNED descriptors of $(ring_rx) per queue; rx_overruns +$(d S0 S2 rx_overruns), frames the host dropped at QEMU's socket $STALL_WIRE; zc_masked +$(dq S0 S1 zc_masked), unmasks +$(dq S0 S1 unmasks)"
 	# The NIC's drop: RXO, or under QEMU the wire drops it causes (its

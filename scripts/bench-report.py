@@ -165,12 +165,18 @@ def report(d):
                          for k, v in sorted(g.items(), key=lambda kv: kv[0][6],
                                             reverse=True)]))
 
-    g = groups(rows, "virtio")
-    if g:
+    for fig, title in (("virtio", "virtio-net: capture share by frame size "
+                        "(one reader; the stock virtio_net; NIC delivered "
+                        "in brackets, the ringcap path after the slash)"),
+                       ("veth", "veth: capture share by frame size (one "
+                        "reader; the sender on the peer, in the same "
+                        "guest; what veth delivered in brackets, the "
+                        "ringcap path after the slash)")):
+        g = groups(rows, fig)
+        if not g:
+            continue
         sizes = sorted({k[1] for k in g})
-        md.append("\n### virtio-net: capture share by frame size (one "
-                  "reader; the stock virtio_net; NIC delivered in "
-                  "brackets, the ringcap path after the slash)\n\n")
+        md.append("\n### %s\n\n" % title)
         t = []
         for s_ in setups_in(g):
             cells = []

@@ -25,8 +25,8 @@
 #                                       pass a set-up's loss point: the
 #                                       rows say what was received)
 #   RINGCAP_BENCH_PARTS                 only these parts (e1000e virtio
-#                                       multi zerocopy tx sim explain
-#                                       cost; default all,
+#                                       veth multi zerocopy tx sim
+#                                       explain cost; default all,
 #                                       quick without explain)
 #
 # Results: bench/results/<date>-<matrix>/ (results.csv, sim.csv, tx.csv,

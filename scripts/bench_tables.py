@@ -28,6 +28,10 @@ SETUP_NAMES = {
     "vio_drop": "virtio_net, native XDP_DROP (xdp-bench drop): the ceiling",
     "vio_pass": "virtio_net, XDP_PASS (xdp-bench pass), no capture: the "
                 "stack under XDP",
+    "veth_af": "veth + libpcap (AF_PACKET): tcpdump",
+    "veth_xdp": "veth, ringcap mode 2 (XDP, copy) + ringcount",
+    "veth_afxdp": "veth, AF_XDP: dpdk-testpmd rx-only (net_af_xdp)",
+    "veth_drop": "veth, native XDP_DROP (xdp-bench drop): the ceiling",
     "vio_m0td": "virtio_net, ringcap mode 0 + libpcap-ring: tcpdumps, each a copy",
     "vio_cluster": "virtio_net, ringcap mode 2 (XDP), cluster %s: tcpdumps "
                    "sharing" % "1:flow",

@@ -112,6 +112,20 @@ def targets(rows, sim):
                        "tcpdump: share %s against %s: %.2fx (no target)\n"
                        % (z, pct(mid(m0)), pct(mid(af)), mid(m0) / mid(af)))
 
+    # veth: the XDP path against its peers, no targets (issue 24 asks
+    # for the peers on veth too; its targets are virtio-net's).
+    for z in (64, 1500):
+        x = share("veth", "veth_xdp", size=z)
+        for r_, rname in (("veth_afxdp", "AF_XDP rx-only (dpdk-testpmd)"),
+                          ("veth_af", "AF_PACKET tcpdump"),
+                          ("veth_drop", "native XDP_DROP")):
+            ref = share("veth", r_, size=z)
+            if x is None or ref is None:
+                continue
+            line("veth %d B, XDP mode 2 (ringcount) against %s"
+                 % (z, rname), x, ref, ">=", None,
+                 "share %s against %s" % (pct(mid(x)), pct(mid(ref))))
+
     for nic, name in (("vio", "virtio-net"), ("e1k", "82574L")):
         m0 = share("multi", nic + "_m0td", procs=3)
         af = share("multi", nic + "_af", procs=3)

@@ -25,19 +25,22 @@ full)
 	FRAMES=100000 REPS=7
 	SETUPS="af_stock af_rce0 rc_m0 rc_m1 rc_m2 ringcount"
 	SIZES="64 256 512 1500" LEVELS="0 1 3 6 9" PROCS="2 3" PROC_LEVELS="0 9"
-	VIO_SIZES="64 1500" MULTI_NICS="vio e1k" ZC_SIZES="64 512 1500"
+	VIO_SIZES="64 1500" VETH_SIZES="64 1500" MULTI_NICS="vio e1k" ZC_SIZES="64 512 1500"
 	TX_SIZES="64 1500" SIM_FRAMES=200000 COST_SIZES="64 1500" ;;
 quick)
 	FRAMES=30000 REPS=1
 	SETUPS="af_stock rc_m0 rc_m2 ringcount"
 	SIZES="64 1500" LEVELS="0 9" PROCS="3" PROC_LEVELS="0"
-	VIO_SIZES="64" MULTI_NICS="vio" ZC_SIZES="64 1500"
+	VIO_SIZES="64" VETH_SIZES="64" MULTI_NICS="vio" ZC_SIZES="64 1500"
 	TX_SIZES="64" SIM_FRAMES=50000 COST_SIZES="64" ;;
 *)
 	echo "bench: matrix full or quick, not '$matrix'" >&2
 	exit 2 ;;
 esac
 VIO_SETUPS="vio_af vio_m0 vio_xdp vio_redir vio_rc_m2 vio_xdpdump vio_afxdp vio_drop"
+# A veth pair inside the guest, no NIC model: the XDP path, AF_XDP,
+# AF_PACKET and XDP_DROP on veth, the sender on VETH_CPU (setups.sh).
+VETH_SETUPS="veth_af veth_xdp veth_afxdp veth_drop" VETH_CPU=0
 # Three readers per NIC: "SETUP:PROCS" runs, 64 B, tcpdump or netsniff-ng.
 MULTI_RUNS="af:1 af:3 m0td:1 m0td:3 cluster:3 rccl:3 fanout:3"
 CLUSTER=1:flow
@@ -60,10 +63,11 @@ COST_RATE=${RINGCAP_BENCH_COST_RATE:-$COST_RATE}
 COST_SIZES=${RINGCAP_BENCH_COST_SIZES:-$COST_SIZES}
 FRAMES=${RINGCAP_BENCH_FRAMES:-$FRAMES}
 REPS=${RINGCAP_BENCH_REPS:-$REPS}
-PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio multi zerocopy tx sim$([ "$matrix" = quick ] || echo " explain")} "
+PARTS=" ${RINGCAP_BENCH_PARTS:-e1000e virtio veth multi zerocopy tx sim$([ "$matrix" = quick ] || echo " explain")} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 part e1000e || SETUPS=
 part virtio || VIO_SETUPS=
+part veth || VETH_SETUPS=
 part multi || MULTI_NICS=
 part zerocopy || ZC_SETUPS=
 part tx || TX_SETUPS=
@@ -96,9 +100,11 @@ done
 	{ echo "bench: the explain part needs perf (scripts/deps.sh --bench)" >&2; exit 1; }
 [ -f "$top/libpcap-ring/build/lib/libpcap.so.0.8" ] ||
 	{ echo "bench: no drop-in libpcap (make -C libpcap-ring)" >&2; exit 1; }
-if part tx || part explain; then
+if part tx || part explain || part veth; then
 	grep -q -- --tx-ring <("$RCGEN" --help 2>&1) ||
-		{ echo "bench: the tx and explain parts need $RCGEN with --tx-ring (make -C userland)" >&2; exit 1; }
+		{ echo "bench: the tx, explain and veth parts need $RCGEN with --tx-ring (make -C userland)" >&2; exit 1; }
+fi
+if part tx || part explain; then
 	[ -x "$SENDMMSG" ] ||
 		{ echo "bench: the tx and explain parts need $SENDMMSG (scripts/bench.sh builds it)" >&2; exit 1; }
 	command -v trafgen >/dev/null ||

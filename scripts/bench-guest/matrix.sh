@@ -30,6 +30,7 @@ for setup in $SETUPS; do
 done
 part e1000e && planned=$((planned + 2))
 planned=$((planned + $(wc_w $VIO_SETUPS) * $(wc_w $VIO_SIZES) +
+	$(wc_w $VETH_SETUPS) * $(wc_w $VETH_SIZES) +
 	$(wc_w $MULTI_NICS) * $(wc_w $MULTI_RUNS) +
 	$(wc_w $ZC_SETUPS) * $(wc_w $ZC_SIZES)))
 planned=$((planned * REPS))
@@ -41,6 +42,7 @@ nic_find
 sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 vio_find
 modprobe ringcap
+! part veth || veth_find
 modprobe ringcap_e1000e
 
 if [ "$COST" = 1 ]; then
@@ -95,6 +97,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		modprobe ringcap_e1000e
 	fi
 	vio_runs "$rep"
+	veth_runs "$rep"
 	for nic in $MULTI_NICS; do multi_runs "$nic" "$rep"; done
 	zc_runs "$rep"
 	tx_runs "$rep"

@@ -11,7 +11,8 @@
 #   run FIGURE SETUP SIZE KIND LEVEL PROCS WAKE PLACEMENT REP
 #                        one run, one row
 #   reader_of SETUP      sets KIND and PROCS: the readers of a set-up
-#   vio_runs REP, multi_runs NIC REP, zc_runs REP, cost_runs REP
+#   vio_runs REP, veth_runs REP, multi_runs NIC REP, zc_runs REP,
+#   cost_runs REP
 #                        a figure's runs of one repetition
 #   HEADER, COST_HEADER  the header lines of the two CSVs
 
@@ -89,11 +90,11 @@ run() {
 reader_of() {
 	PROCS=1
 	case $1 in
-	ringcount|rc_pcap|rc_pcapng|rc_cutoff|vio_m0|vio_xdp|vio_redir|vio_m1) KIND=ringcount ;;
-	vio_drop) KIND=xdpdrop ;;
+	ringcount|rc_pcap|rc_pcapng|rc_cutoff|vio_m0|vio_xdp|vio_redir|vio_m1|veth_xdp) KIND=ringcount ;;
+	vio_drop|veth_drop) KIND=xdpdrop ;;
 	vio_pass) KIND=xdppass ;;
 	vio_xdpdump) KIND=xdpdump ;;
-	vio_afxdp) KIND=testpmd ;;
+	vio_afxdp|veth_afxdp) KIND=testpmd ;;
 	zc_zc|zc_zc256|zc_zc4k|zc_copy) KIND=ringcount_q PROCS=$ZC_QUEUES ;;
 	zc_af) KIND=netsniff ;;
 	# The multi part's three readers, for the cost part.
@@ -112,6 +113,17 @@ vio_runs() {
 		reader_of "$setup"
 		for size in $VIO_SIZES; do
 			run virtio "$setup" "$size" "$KIND" - "$PROCS" default default "$1"
+		done
+	done
+}
+# veth_runs REP: the veth set-ups, one reader, each frame size
+veth_runs() {
+	local setup size
+	for setup in $VETH_SETUPS; do
+		setup_enter "$setup"
+		reader_of "$setup"
+		for size in $VETH_SIZES; do
+			run veth "$setup" "$size" "$KIND" - "$PROCS" default default "$1"
 		done
 	done
 }

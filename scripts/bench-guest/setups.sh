@@ -14,6 +14,9 @@
 #   vio_find             finds the virtio-net NIC: sets VNIC VMAC vdev
 #   vio_offer FRAMES SIZE RATE FLOWS
 #                        nic_offer for the virtio-net NIC
+#   veth_find            makes the veth pair of the veth part
+#   veth_offer FRAMES SIZE RATE FLOWS
+#                        its offer: the peer sends into the capture end
 #   xdp_attached, xdp_detached
 #                        whether $dev runs an XDP program
 
@@ -64,6 +67,8 @@ setup_enter() {
 		NS_ARGS=() ;;
 	vio_*)
 		vio_enter "$1" ;;
+	veth_*)
+		veth_enter "$1" ;;
 	esac
 	rce_ring "$1"
 }
@@ -111,7 +116,9 @@ vio_find() {
 # when ip dies of SIGPIPE, and `! xdp_attached` would pass when ip fails.
 xdp_attached() { local l; l=$(ip link show dev "$dev") && grep -q 'prog/xdp' <<<"$l"; }
 xdp_detached() { local l; l=$(ip link show dev "$dev") && ! grep -q 'prog/xdp' <<<"$l"; }
-vio_xdp_drops() { ethtool -S "$vdev" | awk '$1 ~ /xdp_drops:$/ { s += $2 } END { print s + 0 }'; }
+# What an XDP_DROP program dropped on a device: virtio_net's and veth's
+# per-queue xdp_drops.
+xdp_drops_of() { ethtool -S "$1" | awk '$1 ~ /xdp_drops:$/ { s += $2 } END { print s + 0 }'; }
 vio_wiredrops() { "$RC_HOST" wiredrops "$VNIC" | sed -n 's/^drops=\([0-9]*\)$/\1/p' | grep .; }
 # vio_offer FRAMES SIZE RATE FLOWS: nic_offer for the virtio-net NIC;
 # also sets XDP_DROPS (what an XDP_DROP program dropped meanwhile). With
@@ -123,7 +130,7 @@ vio_offer() {
 	w0=$(vio_wiredrops)
 	m0=$(nic_sys rx_missed_errors)
 	n0=$(nic_sys rx_packets)
-	x0=$(vio_xdp_drops)
+	x0=$(xdp_drops_of "$vdev")
 	[ -z "$PROFILE" ] || "$PROFILE" enable
 	g=$(gen_offer "$VNIC" --dst-mac "$VMAC" --flows "$4" --size "$2" \
 		--rate "$3" --count "$1")
@@ -134,7 +141,7 @@ vio_offer() {
 	WIRE=$(($(vio_wiredrops) - w0))
 	MISSED=$(($(nic_sys rx_missed_errors) - m0))
 	NIC_RX=$(($(nic_sys rx_packets) - n0))
-	XDP_DROPS=$(($(vio_xdp_drops) - x0))
+	XDP_DROPS=$(($(xdp_drops_of "$vdev") - x0))
 }
 vio_enter() {
 	dev=$vdev OFFER=vio_offer APP_ENV=() RC_ARGS=()
@@ -160,5 +167,53 @@ vio_enter() {
 	vio_rccl)
 		echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring
 		RC_ARGS=(-C "$CLUSTER") ;;
+	esac
+}
+
+# ---- the veth pair -----------------------------------------------------------
+
+# No NIC model: vb0, in the guest's namespace, is the capture end; its
+# peer vb1, in namespace rcvb, sends through a ringcap transmit ring
+# (rcgen --tx-ring, as the tx part's tx_ring), pinned to VETH_CPU. veth
+# runs an XDP program in its own NAPI, on the sender's CPU; what its
+# queue has no room for, the peer counts in tx_dropped (the "wire").
+VETH=vb0 VETH_PEER=vb1 VETH_NS=rcvb VETH_MAC=
+veth_find() {
+	ip netns add "$VETH_NS" 2>/dev/null || true
+	ip link show "$VETH" >/dev/null 2>&1 ||
+		ip link add "$VETH" type veth peer name "$VETH_PEER" netns "$VETH_NS" ||
+		{ echo "bench: cannot make the veth pair" >&2; return 1; }
+	ip link set "$VETH" up
+	ip -n "$VETH_NS" link set "$VETH_PEER" up
+	VETH_MAC=$(cat "/sys/class/net/$VETH/address")
+	echo "bench: veth $VETH (peer $VETH_PEER in $VETH_NS) $VETH_MAC"
+}
+veth_rx() { cat "/sys/class/net/$VETH/statistics/rx_packets"; }
+veth_wiredrops() { ip netns exec "$VETH_NS" cat "/sys/class/net/$VETH_PEER/statistics/tx_dropped"; }
+veth_offer() {
+	local g w0 n0 x0
+	w0=$(veth_wiredrops)
+	n0=$(veth_rx)
+	x0=$(xdp_drops_of "$VETH")
+	g=$(ip netns exec "$VETH_NS" taskset -c "$VETH_CPU" "$RCGEN" \
+		--tx-ring "$VETH_PEER" --dst-mac "$VETH_MAC" --flows "$4" \
+		--size "$2" --rate "$3" --count "$1" -q 2>&1 | grep '^rcgen:')
+	steady 0.5 veth_rx || true
+	OFFERED=$(kv sent "$g")
+	OFFER_PPS=$(kv rate_pps "$g")
+	WIRE=$(($(veth_wiredrops) - w0))
+	MISSED=0
+	NIC_RX=$(($(veth_rx) - n0))
+	XDP_DROPS=$(($(xdp_drops_of "$VETH") - x0))
+}
+veth_enter() {
+	dev=$VETH OFFER=veth_offer APP_ENV=() RC_ARGS=()
+	wait_for 10 xdp_detached ||
+		echo "bench: $dev still runs an XDP program: $(ip link show dev "$dev" | grep -o 'prog/xdp.*')" >&2
+	case $1 in
+	veth_af|veth_drop|veth_afxdp)
+		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system ;;
+	veth_xdp)
+		echo 2 >"$PARAMS/transparent_mode"; SETUP_LIB=ring ;;
 	esac
 }

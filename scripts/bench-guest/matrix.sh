@@ -96,10 +96,10 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		rmmod ringcap_e1000e
 		modprobe ringcap_e1000e
 	fi
-	vio_runs "$rep"
-	veth_runs "$rep"
+	reader_runs virtio "$VIO_SETUPS" "$VIO_SIZES" "$rep"
+	reader_runs veth "$VETH_SETUPS" "$VETH_SIZES" "$rep"
 	for nic in $MULTI_NICS; do multi_runs "$nic" "$rep"; done
-	zc_runs "$rep"
+	reader_runs zerocopy "$ZC_SETUPS" "$ZC_SIZES" "$rep"
 	tx_runs "$rep"
 done
 ! part sim || sim_bench

@@ -11,7 +11,7 @@
 #   run FIGURE SETUP SIZE KIND LEVEL PROCS WAKE PLACEMENT REP
 #                        one run, one row
 #   reader_of SETUP      sets KIND and PROCS: the readers of a set-up
-#   vio_runs REP, veth_runs REP, multi_runs NIC REP, zc_runs REP,
+#   reader_runs FIGURE SETUPS SIZES REP, multi_runs NIC REP,
 #   cost_runs REP
 #                        a figure's runs of one repetition
 #   HEADER, COST_HEADER  the header lines of the two CSVs
@@ -105,25 +105,17 @@ reader_of() {
 	esac
 }
 
-# vio_runs REP: the virtio-net set-ups, one reader, each frame size
-vio_runs() {
+# reader_runs FIGURE "SETUPS" "SIZES" REP: each set-up's readers
+# (reader_of) at each frame size: the figures virtio (one reader on the
+# virtio-net NIC), veth (one on the veth pair) and zerocopy (one
+# ringcount per RX queue of the 82574L, zc_af one netsniff-ng on all)
+reader_runs() {
 	local setup size
-	for setup in $VIO_SETUPS; do
+	for setup in $2; do
 		setup_enter "$setup"
 		reader_of "$setup"
-		for size in $VIO_SIZES; do
-			run virtio "$setup" "$size" "$KIND" - "$PROCS" default default "$1"
-		done
-	done
-}
-# veth_runs REP: the veth set-ups, one reader, each frame size
-veth_runs() {
-	local setup size
-	for setup in $VETH_SETUPS; do
-		setup_enter "$setup"
-		reader_of "$setup"
-		for size in $VETH_SIZES; do
-			run veth "$setup" "$size" "$KIND" - "$PROCS" default default "$1"
+		for size in $3; do
+			run "$1" "$setup" "$size" "$KIND" - "$PROCS" default default "$4"
 		done
 	done
 }
@@ -139,19 +131,6 @@ multi_runs() {
 		*) kind=tcpdump ;;
 		esac
 		run multi "$setup" 64 "$kind" - "$procs" default default "$2"
-	done
-}
-
-# zc_runs REP: zero-copy against copy mode (one ringcount per RX queue of
-# the 82574L) and AF_PACKET (one netsniff-ng), each frame size
-zc_runs() {
-	local setup size
-	for setup in $ZC_SETUPS; do
-		setup_enter "$setup"
-		reader_of "$setup"
-		for size in $ZC_SIZES; do
-			run zerocopy "$setup" "$size" "$KIND" - "$PROCS" default default "$1"
-		done
 	done
 }
 

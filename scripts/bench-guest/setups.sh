@@ -143,12 +143,15 @@ vio_offer() {
 	NIC_RX=$(($(nic_sys rx_packets) - n0))
 	XDP_DROPS=$(($(xdp_drops_of "$vdev") - x0))
 }
-vio_enter() {
-	dev=$vdev OFFER=vio_offer APP_ENV=() RC_ARGS=()
-	# The previous set-up's XDP program (ringcap's or xdp-bench's) goes
-	# with its last process; another one would make ours fall back.
+# The previous set-up's XDP program (ringcap's or xdp-bench's) goes with
+# its last process; another one would make ours fall back.
+xdp_wait_detached() {
 	wait_for 10 xdp_detached ||
 		echo "bench: $dev still runs an XDP program: $(ip link show dev "$dev" | grep -o 'prog/xdp.*')" >&2
+}
+vio_enter() {
+	dev=$vdev OFFER=vio_offer APP_ENV=() RC_ARGS=()
+	xdp_wait_detached
 	case $1 in
 	vio_af|vio_fanout|vio_drop|vio_pass|vio_xdpdump|vio_afxdp)
 		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system ;;
@@ -208,8 +211,7 @@ veth_offer() {
 }
 veth_enter() {
 	dev=$VETH OFFER=veth_offer APP_ENV=() RC_ARGS=()
-	wait_for 10 xdp_detached ||
-		echo "bench: $dev still runs an XDP program: $(ip link show dev "$dev" | grep -o 'prog/xdp.*')" >&2
+	xdp_wait_detached
 	case $1 in
 	veth_af|veth_drop|veth_afxdp)
 		echo 0 >"$PARAMS/transparent_mode"; SETUP_LIB=system ;;

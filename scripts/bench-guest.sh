@@ -46,6 +46,9 @@
 # (xdp-bench drop: native XDP_DROP), and in the cost part vio_pass
 # (xdp-bench pass: an XDP program that passes every frame, no capture:
 # what the stack costs with XDP on virtio_net, which mode 1 pays too).
+# On a veth pair inside the guest (figure "veth", no NIC model; the peer
+# sends through a ringcap transmit ring on VETH_CPU): veth_af, veth_xdp,
+# veth_afxdp and veth_drop, as their vio_ namesakes.
 # Three readers (figure "multi", 64 B; vio_ on virtio-net, e1k_ on the
 # 82574L): _af (tcpdumps on AF_PACKET, each a copy), _m0td (tcpdumps
 # through libpcap-ring in mode 0, each a copy; also with one reader),
@@ -89,7 +92,8 @@
 #   config.sh    the matrices, the parts chosen, the checks, cleanup
 #   measure.sh   poll-family syscalls, CPU time, capture sockets
 #   apps.sh      the capture processes: start, ready, stop, counts
-#   setups.sh    a set-up (driver, mode, library); the virtio-net NIC
+#   setups.sh    a set-up (driver, mode, library); the virtio-net NIC;
+#                the veth pair
 #   run.sh       one measured run and its row; a figure's runs; cost rows
 #   tx.sh        the transmit figure
 #   sim.sh       the sim micro-benchmark

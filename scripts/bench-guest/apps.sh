@@ -51,7 +51,7 @@ app_start() {
 		# on the device, each frame to user space through a perf ring.
 		cmd=(xdpdump -i "$dev" --load-xdp-program -w /dev/null) ;;
 	testpmd)
-		# AF_XDP (DPDK's PMD, copy mode on virtio_net): rx-only, one
+		# AF_XDP (DPDK's PMD, copy mode on virtio_net and veth): rx-only, one
 		# lcore polling on CPU 1, 512 MB without hugepages.
 		cmd=(dpdk-testpmd -l 0,1 --no-huge -m 512 --no-pci
 			--vdev "net_af_xdp0,iface=$dev" -- --total-num-mbufs=16384

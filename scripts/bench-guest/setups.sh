@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# A set-up of the bench, and the virtio-net NIC; sourced by
+# A set-up of the bench, the virtio-net NIC and the veth pair; sourced by
 # scripts/bench-guest.sh, never run. A set-up is which driver has the
 # NIC, ringcap's transparent mode, the library the readers go through
 # and their options. Expects PARAMS and CLUSTER (config.sh), and

@@ -11,18 +11,12 @@
 #include "ringcap.h"
 #include "trace.h"
 
-static unsigned int ringcap_run_filter(struct ringcap_sock *rs,
+static unsigned int ringcap_run_filter(const struct sk_filter *filter,
 				       struct ringcap_frame *f)
 {
-	struct sk_filter *filter;
-	struct sk_buff *skb;
-
-	/* Callers run under RCU (softirq or rcu_read_lock()). */
-	filter = rcu_dereference(rs->sk.sk_filter);
-	if (!filter)
-		return UINT_MAX;
 	/* Mode 0 has the stack's skb; an aware driver's frame gets one. */
-	skb = f->skb ? f->skb : ringcap_filter_skb(f);
+	struct sk_buff *skb = f->skb ? f->skb : ringcap_filter_skb(f);
+
 	return bpf_prog_run_clear_cb(filter->prog, skb);
 }
 
@@ -104,14 +98,16 @@ bool ringcap_deliver_batched(struct ringcap_batch *b, struct ringcap_sock *rs,
 	struct ringcap_ring *ring = READ_ONCE(rs->ring);
 	u32 caplen = min(f->len, READ_ONCE(rs->snaplen));
 	unsigned int res = UINT_MAX;
+	struct sk_filter *filter;
 	struct ringcap_rec *rec;
 	u32 rec_len;
 	bool bad;
 
 	/* Callers run under RCU (softirq or rcu_read_lock()). */
-	if (rcu_access_pointer(rs->sk.sk_filter)) {
+	filter = rcu_dereference(rs->sk.sk_filter);
+	if (filter) {
 		ringcap_batch_end(b);
-		res = ringcap_run_filter(rs, f);
+		res = ringcap_run_filter(filter, f);
 	}
 	ringcap_batch_hold(b, rs);
 	if (!res) {
